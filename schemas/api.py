@@ -1,0 +1,286 @@
+"""The public API shapes (HTTP bodies and Python handle arguments), pydantic v2.
+
+Requests forbid unknown fields and bound every string, so an oversized or malformed body fails validation
+before it reaches a user's actor. Identifiers use the ``schemas.ids`` types (safe alphabets). Responses
+mirror the domain records of ``actors.memory`` minus ``tenant_id``: a caller only ever sees its own tenant.
+"""
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal, Self
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from actors.memory import Alert, AuditEvent, MemoryItem
+from actors.slots import SLOTS
+from schemas.enums import AlertKind, AlertStatus, Kind, Layer, Polarity, Source, State
+from schemas.ids import DialogId, SessionId, TenantId
+
+MAX_TURN_CHARS = 8000
+MAX_TURNS_PER_BATCH = 200
+MAX_REASON_CHARS = 1000
+MAX_QUERY_CHARS = 2000
+MAX_VALUE_CHARS = 500
+
+
+def _as_utc(value: datetime | None) -> datetime | None:
+    """Naive datetimes are taken as UTC: the store keeps everything timezone-aware."""
+    if value is not None and value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+def _known_slot(slot: str | None) -> str | None:
+    if slot is not None and slot not in SLOTS:
+        raise ValueError(f"unknown slot {slot[:64]!r}; known slots: {', '.join(sorted(SLOTS))}")
+    return slot
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
+SlotName = Annotated[str, Field(max_length=64), AfterValidator(_known_slot)]
+Reason = Annotated[str, Field(max_length=MAX_REASON_CHARS)]
+RequiredReason = Annotated[str, Field(min_length=1, max_length=MAX_REASON_CHARS)]
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---------------------------------------------------------------------------------------------- requests
+
+
+class TurnIn(_Request):
+    role: Literal["user", "assistant"] = "user"
+    text: str = Field(min_length=1, max_length=MAX_TURN_CHARS)
+    dialog_id: DialogId
+    at: UtcDatetime | None = None
+
+
+class WriteTurnsRequest(_Request):
+    session_id: SessionId
+    turns: list[TurnIn] = Field(min_length=1, max_length=MAX_TURNS_PER_BATCH)
+
+
+class WriteMemoryRequest(_Request):
+    content: str = Field(min_length=1, max_length=MAX_TURN_CHARS)
+    kind: Kind
+    session_id: SessionId
+    dialog_ids: list[DialogId] = Field(min_length=1, max_length=MAX_TURNS_PER_BATCH)
+    polarity: Polarity = Polarity.POSITIVE
+    slot: SlotName | None = None
+    value: str | None = Field(None, max_length=MAX_VALUE_CHARS)
+    importance: Unit = 0.7
+    confidence: Unit = 0.8
+    source: Source = Source.USER_DECLARED
+    #: an explicit "remember this": bypasses the write threshold
+    remember: bool = False
+
+
+class RecallRequest(_Request):
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    k: int = Field(8, ge=1, le=50)
+    session_id: SessionId | None = None
+    include_archive: bool = True
+
+
+class StartSessionRequest(_Request):
+    session_id: SessionId
+    budget_chars: int | None = Field(None, ge=200, le=20000)
+
+
+class ConfirmRequest(_Request):
+    session_id: SessionId | None = None
+    reason: Reason = ""
+
+
+class FreezeRequest(_Request):
+    reason: RequiredReason
+
+
+class UnfreezeRequest(_Request):
+    reason: RequiredReason
+    dialog_id: DialogId
+    new_content: str | None = Field(None, min_length=1, max_length=MAX_TURN_CHARS)
+    new_value: str | None = Field(None, max_length=MAX_VALUE_CHARS)
+
+
+class ForgetRequest(_Request):
+    reason: Reason = "user request"
+
+
+class EraseRequest(_Request):
+    reason: Reason = "user request"
+
+
+class CreateTenantRequest(_Request):
+    tenant_id: TenantId
+    name: str = Field("", max_length=200)
+    group_profile_consent: bool = False
+
+
+# --------------------------------------------------------------------------------------------- responses
+
+
+class MemoryOut(BaseModel):
+    memory_id: str
+    user_id: str
+    layer: Layer
+    state: State
+    kind: Kind
+    polarity: Polarity
+    slot: str | None
+    value: str | None
+    content: str
+    content_hash: str
+    importance: float
+    confidence: float
+    decay_score: float
+    access_count: int
+    source: Source
+    source_session_id: str | None
+    source_dialog_ids: list[str]
+    confirmed_sessions: list[str]
+    created_at: datetime
+    updated_at: datetime
+    last_accessed_at: datetime
+    frozen_at: datetime | None
+    version: int
+    supersedes: list[str]
+    superseded_by: str | None
+    conflicts_with: list[str]
+    complements: list[str]
+    merged_from: list[str]
+
+    @classmethod
+    def from_item(cls, item: MemoryItem) -> Self:
+        return cls.model_validate({name: getattr(item, name) for name in cls.model_fields})
+
+
+class AuditEventOut(BaseModel):
+    user_id: str
+    memory_id: str | None
+    action: str
+    actor: str
+    reason: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    source_dialog_id: str | None
+    at: datetime
+
+    @classmethod
+    def from_event(cls, event: AuditEvent) -> Self:
+        return cls.model_validate({name: getattr(event, name) for name in cls.model_fields})
+
+
+class AlertOut(BaseModel):
+    alert_id: str
+    user_id: str
+    kind: AlertKind
+    memory_id: str | None
+    message: str
+    related_ids: list[str]
+    status: AlertStatus
+    created_at: datetime
+
+    @classmethod
+    def from_alert(cls, alert: Alert) -> Self:
+        return cls.model_validate({name: getattr(alert, name) for name in cls.model_fields})
+
+
+class WriteOutcome(BaseModel):
+    memory_id: str
+    action: Literal["created", "confirmed", "merged", "conflict", "corrected", "ignored"]
+    state: State
+    layer: Layer
+    detail: str = ""
+
+
+class WriteResult(BaseModel):
+    user_id: str
+    outcomes: list[WriteOutcome]
+    alerts: list[AlertOut]
+    ignored_turns: int
+
+
+class ScoreBreakdown(BaseModel):
+    semantic: float
+    time_decay: float
+    importance: float
+    keyword: float = 0.0
+    slot: float = 0.0
+    boosts: dict[str, float] = Field(default_factory=dict)
+    total: float
+
+
+class RecallHit(BaseModel):
+    memory: MemoryOut
+    score: ScoreBreakdown
+    #: which recall routes found it: "semantic", "keyword", "slot", "recency", "archive", ...
+    routes: list[str]
+    #: memory ids among the hits that contradict this one (flagged, not resolved)
+    contradicts: list[str] = Field(default_factory=list)
+
+
+class RecallResponse(BaseModel):
+    query: str
+    hits: list[RecallHit]
+
+
+class SessionContext(BaseModel):
+    session_id: str
+    created_at: datetime
+    #: the snapshot handed to the model: byte-identical on every call for this session
+    text: str
+    memory_block: str
+    user_block: str
+    sections: dict[str, str]
+
+
+class MemoryDetail(BaseModel):
+    memory: MemoryOut
+    audit: list[AuditEventOut]
+
+
+class MemoryList(BaseModel):
+    items: list[MemoryOut]
+    total: int
+
+
+class ForgetResult(BaseModel):
+    memory_id: str
+    forgotten: bool
+
+
+class EraseResult(BaseModel):
+    user_id: str
+    items_removed: int
+
+
+class AlertList(BaseModel):
+    alerts: list[AlertOut]
+
+
+class TenantCreated(BaseModel):
+    tenant_id: str
+    #: the plaintext key, shown once: only its hash is stored
+    api_key: str
+
+
+class ActivationLatency(BaseModel):
+    samples: int
+    p50_ms: float | None
+    p95_ms: float | None
+
+
+class DirectoryStats(BaseModel):
+    live: int
+    max_live: int
+    activations: int
+    passivations: int
+    idle_passivations: int
+    activation_latency: ActivationLatency
+
+
+class ErrorBody(BaseModel):
+    error: str
+    detail: str
