@@ -1,0 +1,41 @@
+# The two commands of the README: `make up` (serve the local stack) and `make test` (every test, as CI runs them).
+# Both create .venv on first use and reinstall only when pyproject.toml changes.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+PYTEST_ARGS ?=
+
+.PHONY: up down test test-fast lint infra clean
+
+up: $(INSTALLED)
+	$(BIN)/hermes-memory up
+
+down: $(INSTALLED)
+	$(BIN)/hermes-memory down
+
+test: $(INSTALLED)
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+test-fast: $(INSTALLED)
+	$(BIN)/pytest -m "not slow and not stack and not postgres" $(PYTEST_ARGS)
+
+lint: $(INSTALLED)
+	$(BIN)/ruff check .
+
+# Regenerate the Serve config from the app, then embed it in the KubeRay RayService manifest.
+infra: $(INSTALLED)
+	$(BIN)/serve build serve.app:app_builder -o infra/serve_config.yaml
+	$(BIN)/python infra/render_rayservice.py
+
+$(INSTALLED): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || { \
+	  echo "could not create $(VENV): Python 3.11+ with venv is needed (Debian: apt-get install python3-venv)"; \
+	  rm -rf $(VENV); exit 1; }
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install -e '.[test]'
+	touch $@
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,341 @@
+"""The local stack: SQL schema, a milvus-lite server, a local Ray and Ray Serve, started in that order and
+stopped in reverse, plus the pid-file bookkeeping that lets ``hermes-memory down`` stop a detached ``up``.
+
+Everything heavy (ray, pymilvus, the app, the SQL store) is imported inside the methods that need it, so the
+CLI answers ``version`` or ``--help`` instantly and this module imports on a machine without the stack.
+
+Errors (all ``HermesError``, so callers print them without a traceback):
+
+    StackError               a stack component failed or misbehaved
+    ├── StackAlreadyRunning  a live ``up`` already owns this home directory (its pid file names it)
+    └── StackStartFailed     a component did not come up in time; the log file says why
+"""
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from actors.errors import HermesError
+from schemas.settings import HermesSettings
+
+APP_NAME = "hermes"
+DEMO_TENANT = "demo"
+HEALTH_PATH = "/healthz"
+
+
+class StackError(HermesError):
+    pass
+
+
+class StackAlreadyRunning(StackError):
+    pass
+
+
+class StackStartFailed(StackError):
+    pass
+
+
+@dataclass(frozen=True)
+class StackPaths:
+    """Where one home directory keeps the stack's state; ``home`` is always absolute."""
+
+    home: Path
+
+    @property
+    def milvus_dir(self) -> Path:
+        return self.home / "milvus"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.home / "stack.pid"
+
+    @property
+    def log_file(self) -> Path:
+        return self.home / "stack.log"
+
+    @property
+    def demo_key_file(self) -> Path:
+        return self.home / "demo.key"
+
+
+def local_settings(settings: HermesSettings, host: str | None = None, port: int | None = None) -> HermesSettings:
+    """The settings with an absolute home (Ray workers run in other directories) and the CLI's overrides."""
+    update: dict[str, object] = {"home": settings.home.expanduser().resolve()}
+    if host is not None:
+        update["http_host"] = host
+    if port is not None:
+        update["http_port"] = port
+    return settings.model_copy(update=update)
+
+
+def uses_external_milvus(settings: HermesSettings) -> bool:
+    """An explicitly configured ``HERMES_MILVUS_URI`` means a real Milvus; otherwise we run milvus-lite."""
+    return "milvus_uri" in settings.model_fields_set
+
+
+class LocalStack:
+    """One process's whole stack. ``start`` is all-or-nothing: a failure stops what already started."""
+
+    def __init__(self, settings: HermesSettings):
+        self.settings = local_settings(settings)
+        self.paths = StackPaths(self.settings.home)
+        self._store = None
+        self._milvus = None
+        self._ray_started = False
+        self._serve_started = False
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.settings.http_host}:{self.settings.http_port}"
+
+    def start(self) -> None:
+        self.paths.home.mkdir(parents=True, exist_ok=True)
+        try:
+            self._create_schema()
+            self._start_milvus()
+            self._start_ray()
+            self._start_serve()
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        """Idempotent; each step runs even if an earlier one failed, so nothing is left behind."""
+        if self._serve_started:
+            from ray import serve
+
+            self._serve_started = False
+            _best_effort(serve.shutdown)
+        if self._ray_started:
+            import ray
+
+            self._ray_started = False
+            _best_effort(ray.shutdown)
+        if self._milvus is not None:
+            milvus, self._milvus = self._milvus, None
+            _best_effort(milvus.stop)
+
+    def ensure_demo_tenant(self) -> str | None:
+        """Create the ``demo`` tenant on first start; returns its new API key, or None if it already existed.
+
+        The key is written to ``demo.key`` (mode 600) before it is returned, so it is never only on a screen.
+        """
+        if self.paths.demo_key_file.exists():
+            return None
+        key = self._store.create_tenant(DEMO_TENANT, "Demo tenant")
+        _write_private(self.paths.demo_key_file, key + "\n")
+        return key
+
+    def _create_schema(self) -> None:
+        self._store = open_store(self.settings)
+
+    def _start_milvus(self) -> None:
+        if uses_external_milvus(self.settings):
+            return
+        from actors.store.milvus_server import MilvusLiteServer
+
+        server = MilvusLiteServer(self.paths.milvus_dir)
+        server.start(timeout=120)
+        self._milvus = server
+        self.settings = self.settings.model_copy(update={"milvus_uri": server.uri})
+
+    def _start_ray(self) -> None:
+        import ray
+
+        if self.settings.ray_address:
+            ray.init(address=self.settings.ray_address, namespace=self.settings.namespace)
+        else:
+            # "local" always starts a private instance, never joins a stray cluster from /tmp/ray.
+            ray.init(
+                address="local",
+                num_cpus=os.cpu_count(),
+                include_dashboard=False,
+                namespace=self.settings.namespace,
+            )
+        self._ray_started = True
+
+    def _start_serve(self) -> None:
+        from ray import serve
+
+        from serve.app import build_app
+
+        serve.start(http_options={"host": self.settings.http_host, "port": self.settings.http_port})
+        self._serve_started = True
+        serve.run(build_app(self.settings), name=APP_NAME, route_prefix="/")
+
+
+def serve_until_signalled(stack: LocalStack, on_ready: Callable[[], None]) -> None:
+    """Start the stack, run ``on_ready``, block until SIGINT/SIGTERM, then stop everything.
+
+    Our handlers go in after ``ray.init``, which installs its own SIGTERM handler (``sys.exit``); a signal
+    during start-up therefore still unwinds through ``stop`` via SystemExit/KeyboardInterrupt.
+    """
+    stopping = threading.Event()
+    stack.start()
+    try:
+        previous = {sig: signal.signal(sig, lambda *_: stopping.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            _write_pid(stack.paths.pid_file)
+            on_ready()
+            while not stopping.wait(timeout=1.0):
+                pass
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+    finally:
+        stack.stop()
+        _remove_own_pid(stack.paths.pid_file)
+
+
+def running_pid(paths: StackPaths) -> int | None:
+    """The pid of the live ``up`` that owns this home, or None (a stale pid file is removed)."""
+    try:
+        pid = int(paths.pid_file.read_text().strip())
+    except (FileNotFoundError, ValueError):
+        return None
+    if _is_stack_process(pid):
+        return pid
+    paths.pid_file.unlink(missing_ok=True)
+    return None
+
+
+def refuse_if_running(paths: StackPaths) -> None:
+    pid = running_pid(paths)
+    if pid is not None:
+        raise StackAlreadyRunning(f"a stack is already running from {paths.home} (pid {pid}); run `hermes-memory down`")
+
+
+def start_detached(argv: list[str], paths: StackPaths, base_url: str, timeout: float) -> int:
+    """Run ``argv`` (a foreground ``up``) in its own session, logging to ``stack.log``; return its pid once
+    ``/healthz`` answers. If it dies or times out, the error names the log file."""
+    refuse_if_running(paths)
+    paths.home.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "HERMES_HOME": str(paths.home)}
+    with paths.log_file.open("ab") as log:
+        child = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if child.poll() is not None:
+            raise StackStartFailed(f"the stack exited with code {child.returncode}; see {paths.log_file}")
+        if is_healthy(base_url):
+            return child.pid
+        time.sleep(0.5)
+    _terminate_group(child.pid, grace_seconds=30)
+    child.wait()
+    raise StackStartFailed(f"the stack did not answer {base_url}{HEALTH_PATH} within {timeout:.0f}s; see {paths.log_file}")
+
+
+def stop_running(paths: StackPaths, timeout: float) -> int | None:
+    """SIGTERM the ``up`` that owns this home and wait for it to finish its own shutdown; SIGKILL its process
+    group if it overstays ``timeout``. Returns the pid stopped, or None if nothing was running."""
+    pid = running_pid(paths)
+    if pid is None:
+        return None
+    _terminate_group(pid, grace_seconds=timeout)
+    paths.pid_file.unlink(missing_ok=True)
+    return pid
+
+
+def is_healthy(base_url: str) -> bool:
+    try:
+        return httpx.get(base_url + HEALTH_PATH, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _terminate_group(pid: int, grace_seconds: float) -> None:
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + grace_seconds
+    while time.monotonic() < deadline:
+        if not _is_alive(pid):
+            return
+        time.sleep(0.2)
+    # Only a detached ``up`` leads its own process group; never signal a group we do not own.
+    try:
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, signal.SIGKILL)
+        else:
+            os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _is_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # An orphan nobody has reaped yet (containers often lack a reaping init) is a zombie: dead for us.
+    return "zombie" not in _proc_state(pid)
+
+
+def _proc_state(pid: int) -> str:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("State:"):
+                return line.lower()
+    except OSError:
+        pass
+    return ""
+
+
+def _is_stack_process(pid: int) -> bool:
+    """Guards against pid reuse: the pid must be alive and its command line must be an ``up``."""
+    if not _is_alive(pid):
+        return False
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return True  # no /proc (not Linux): trust the pid file
+    words = [w.decode(errors="replace") for w in cmdline]
+    return "up" in words and any("hermes-memory" in w or w == "serve.cli" for w in words)
+
+
+def open_store(settings: HermesSettings):
+    """The SQL store with its schema in place (creating it is idempotent)."""
+    from actors.store.sql import MemoryStore
+
+    store = MemoryStore.from_settings(settings)
+    store.create_schema()
+    return store
+
+
+def _write_private(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(text)
+    os.chmod(path, 0o600)  # O_CREAT's mode is ignored when the file already existed
+
+
+def _write_pid(path: Path) -> None:
+    path.write_text(f"{os.getpid()}\n")
+
+
+def _remove_own_pid(path: Path) -> None:
+    try:
+        if int(path.read_text().strip()) == os.getpid():
+            path.unlink()
+    except (FileNotFoundError, ValueError):
+        pass
+
+
+def _best_effort(step: Callable[[], object]) -> None:
+    """Shutdown keeps going past a failing step; the failure is reported, not swallowed."""
+    try:
+        step()
+    except Exception as exc:  # noqa: BLE001 - any failure here must not stop the remaining steps
+        print(f"hermes-memory: {getattr(step, '__qualname__', step)} failed during shutdown: {exc!r}", flush=True)
