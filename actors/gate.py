@@ -175,6 +175,7 @@ class GateEngine:
         self.items[item.memory_id] = item
         self._event(item, "create", "new memory enters working as pending", None, actor, cand.dialog_ids)
         if cand.forced and item.kind is not Kind.STATE:
+            self._make_room(Layer.LONGTERM, actor)
             self._move(item, Layer.LONGTERM, "explicit remember: kept beyond working memory", actor)
         return item
 
@@ -274,7 +275,7 @@ class GateEngine:
             raise InvalidTransition(f"memory {memory_id} is {item.state}: only confirmed items can be frozen")
         if item.kind is Kind.STATE or is_temporary(item.slot):
             raise InvalidTransition("temporary states never freeze")
-        if not self._core_has_room():
+        if not self._core_has_room(item):
             self._alert(AlertKind.CORE_FULL, item.memory_id, "core is full: freeze refused", [])
             raise CapacityError(f"core holds {self.count(Layer.CORE)} items: freeze refused (alert raised)")
         self._freeze(item, "explicit_freeze", actor, reason)
@@ -373,7 +374,7 @@ class GateEngine:
         rule = self._freeze_rule(item)
         if rule is None:
             return
-        if not self._core_has_room():
+        if not self._core_has_room(item):
             self._alert(
                 AlertKind.CORE_FULL,
                 item.memory_id,
@@ -394,9 +395,11 @@ class GateEngine:
         item.updated_at = item.frozen_at
         self._event(item, "freeze", f"{rule}: {reason}", before, actor)
 
-    def _core_has_room(self) -> bool:
+    def _core_has_room(self, item: MemoryItem | None = None) -> bool:
+        """Room for one more frozen item (an unfrozen item already in core keeps its own place)."""
         caps = self.policy.capacities
-        return self.count(Layer.CORE) < caps.core and self.frozen_count() < caps.frozen_limit
+        in_core = item is not None and item.is_active and item.layer is Layer.CORE
+        return (in_core or self.count(Layer.CORE) < caps.core) and self.frozen_count() < caps.frozen_limit
 
     # ------------------------------------------------------------------ bounded gate
 
