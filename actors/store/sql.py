@@ -1,0 +1,346 @@
+"""The SQL store: the source of truth of Hermes Memory (SQLite by default, PostgreSQL by URL).
+
+``MemoryStore`` takes and returns the domain records of ``actors.memory``. Every query about a user's
+memory is scoped by tenant *and* user, with bound parameters only. Errors are those of ``actors.errors``:
+``NotFound``, ``ConcurrentUpdate`` (optimistic lock, retry), ``StoreUnavailable`` (retry later) and
+``InvalidInput``. Helpers: ``sql_engine`` (engine, BEGIN mode, error translation), ``sql_mapping`` (rows ↔
+records), ``sql_commit`` (one change set, all or nothing), ``sql_forget`` (erasure and tombstones),
+``sql_tenants`` (API keys).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from actors.errors import ConcurrentUpdate, InvalidInput, NotFound
+from actors.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcnow
+from actors.store.migrations import upgrade_to_head
+from actors.store.sql_commit import apply_changes, scope_of
+from actors.store.sql_engine import WRITE_OPTION, build_engine, translated_errors
+from actors.store.sql_forget import erase_user_rows, forget_item_rows
+from actors.store.sql_mapping import alert_from_row, event_from_row, item_from_row
+from actors.store.sql_tenants import hash_api_key, key_matches, new_api_key, tenant_named_by
+from schemas.enums import ACTIVE_STATES, AlertStatus, Layer, State
+from schemas.ids import check_tenant_id
+from schemas.settings import GatePolicy, HermesSettings
+from schemas.tables import (
+    AlertRow,
+    AppliedRequestRow,
+    AuditEventRow,
+    MemoryItemRow,
+    SessionSnapshotRow,
+    TenantRow,
+)
+
+
+def _user_scope(tenant_id: str, user_id: str) -> tuple[ColumnElement[bool], ...]:
+    return MemoryItemRow.tenant_id == tenant_id, MemoryItemRow.user_id == user_id
+
+
+def _filtered(
+    query: Select[Any], layers: Iterable[Layer] | None, states: Iterable[State] | None
+) -> Select[Any]:
+    if layers is not None:
+        query = query.where(MemoryItemRow.layer.in_([Layer(layer) for layer in layers]))
+    if states is not None:
+        query = query.where(MemoryItemRow.state.in_([State(state) for state in states]))
+    return query
+
+
+class MemoryStore:
+    def __init__(self, url: str, *, echo: bool = False, default_policy: GatePolicy | None = None):
+        self.url = url
+        self._engine = build_engine(url, echo=echo)
+        #: the policy of tenants without overrides (the service-wide ``HermesSettings.policy``)
+        self._default_policy = default_policy or GatePolicy()
+
+    @classmethod
+    def from_settings(cls, settings: HermesSettings) -> MemoryStore:
+        if not settings.sql_url:
+            settings.home.mkdir(parents=True, exist_ok=True)
+        return cls(settings.resolved_sql_url(), default_policy=settings.policy)
+
+    def create_schema(self) -> None:
+        with translated_errors("create_schema"), self._engine.connect() as connection:
+            connection = connection.execution_options(**{WRITE_OPTION: True})
+            with connection.begin():
+                upgrade_to_head(connection)
+
+    def dispose(self) -> None:
+        self._engine.dispose()
+
+    @contextmanager
+    def _reading(self, operation: str) -> Iterator[Session]:
+        with translated_errors(operation), Session(self._engine) as session, session.begin():
+            yield session
+
+    @contextmanager
+    def _writing(self, operation: str) -> Iterator[Session]:
+        write = {WRITE_OPTION: True}
+        with translated_errors(operation), Session(self._engine, execution_options=write) as session:
+            with session.begin():
+                yield session
+
+    # tenants
+
+    def create_tenant(
+        self,
+        tenant_id: str,
+        name: str = "",
+        policy: GatePolicy | None = None,
+        group_profile_consent: bool = False,
+    ) -> str:
+        """Register a tenant; returns its API key in plaintext (the only time it is ever visible)."""
+        check_tenant_id(tenant_id)
+        api_key = new_api_key(tenant_id)
+        row = TenantRow(
+            tenant_id=tenant_id,
+            name=name,
+            api_key_hash=hash_api_key(api_key),
+            policy=policy.model_dump(mode="json") if policy is not None else {},
+            group_profile_consent=group_profile_consent,
+            created_at=utcnow(),
+        )
+        try:
+            with self._writing("create_tenant") as session:
+                if session.get(TenantRow, tenant_id) is not None:
+                    raise InvalidInput(f"tenant {tenant_id!r} already exists")
+                session.add(row)
+        except IntegrityError as error:  # created concurrently by someone else
+            raise InvalidInput(f"tenant {tenant_id!r} already exists") from error
+        return api_key
+
+    def authenticate(self, api_key: str) -> str | None:
+        tenant_id = tenant_named_by(api_key)
+        stored_digest = None
+        if tenant_id is not None:
+            with self._reading("authenticate") as session:
+                stored_digest = session.scalar(
+                    select(TenantRow.api_key_hash).where(TenantRow.tenant_id == tenant_id)
+                )
+        return tenant_id if key_matches(api_key, stored_digest) else None
+
+    def tenant_policy(self, tenant_id: str) -> GatePolicy:
+        overrides = self._tenant_field(tenant_id, TenantRow.policy)
+        if not overrides:
+            return self._default_policy.model_copy(deep=True)
+        return GatePolicy.model_validate(overrides)
+
+    def group_profile_consent(self, tenant_id: str) -> bool:
+        return bool(self._tenant_field(tenant_id, TenantRow.group_profile_consent))
+
+    def tenant_ids(self) -> list[str]:
+        with self._reading("tenant_ids") as session:
+            return list(session.scalars(select(TenantRow.tenant_id).order_by(TenantRow.tenant_id)))
+
+    def _tenant_field(self, tenant_id: str, column: Any) -> Any:
+        with self._reading("tenant") as session:
+            found = session.execute(select(column).where(TenantRow.tenant_id == tenant_id)).first()
+        if found is None:
+            raise NotFound(f"tenant {tenant_id!r} not found")
+        return found[0]
+
+    def rotate_key(self, tenant_id: str) -> str:
+        api_key = new_api_key(tenant_id)
+        with self._writing("rotate_key") as session:
+            row = session.get(TenantRow, tenant_id)
+            if row is None:
+                raise NotFound(f"tenant {tenant_id!r} not found")
+            row.api_key_hash = hash_api_key(api_key)
+        return api_key
+
+    # memory
+
+    def load_active(self, tenant_id: str, user_id: str) -> list[MemoryItem]:
+        """Every item that counts against capacity and takes part in recall (active state, not archived)."""
+        query = select(MemoryItemRow).where(
+            *_user_scope(tenant_id, user_id),
+            MemoryItemRow.state.in_(ACTIVE_STATES),
+            MemoryItemRow.layer != Layer.ARCHIVE,
+        )
+        with self._reading("load_active") as session:
+            return [item_from_row(row) for row in session.scalars(query.order_by(MemoryItemRow.created_at))]
+
+    def get_item(self, tenant_id: str, user_id: str, memory_id: str) -> MemoryItem:
+        query = select(MemoryItemRow).where(*_user_scope(tenant_id, user_id), MemoryItemRow.memory_id == memory_id)
+        with self._reading("get_item") as session:
+            row = session.scalar(query)
+            if row is None:
+                raise NotFound(f"memory {memory_id} not found")
+            return item_from_row(row)
+
+    def list_items(
+        self,
+        tenant_id: str,
+        user_id: str,
+        *,
+        layers: Iterable[Layer] | None = None,
+        states: Iterable[State] | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[MemoryItem]:
+        """Newest first, in a stable order so limit/offset pages neither skip nor repeat items."""
+        query = _filtered(select(MemoryItemRow).where(*_user_scope(tenant_id, user_id)), layers, states)
+        query = query.order_by(MemoryItemRow.created_at.desc(), MemoryItemRow.memory_id.desc())
+        with self._reading("list_items") as session:
+            return [item_from_row(row) for row in session.scalars(query.limit(limit).offset(offset))]
+
+    def count_items(
+        self,
+        tenant_id: str,
+        user_id: str,
+        *,
+        layers: Iterable[Layer] | None = None,
+        states: Iterable[State] | None = None,
+    ) -> int:
+        query = select(func.count()).select_from(MemoryItemRow).where(*_user_scope(tenant_id, user_id))
+        query = _filtered(query, layers, states)
+        with self._reading("count_items") as session:
+            return session.scalar(query) or 0
+
+    def find_archived(
+        self,
+        tenant_id: str,
+        user_id: str,
+        *,
+        content_hash: str | None = None,
+        slot: str | None = None,
+        limit: int = 50,
+    ) -> list[MemoryItem]:
+        """Items in the archive layer, most recently archived first."""
+        query = select(MemoryItemRow).where(*_user_scope(tenant_id, user_id), MemoryItemRow.layer == Layer.ARCHIVE)
+        if content_hash is not None:
+            query = query.where(MemoryItemRow.content_hash == content_hash)
+        if slot is not None:
+            query = query.where(MemoryItemRow.slot == slot)
+        query = query.order_by(MemoryItemRow.archived_at.desc().nulls_last(), MemoryItemRow.memory_id)
+        with self._reading("find_archived") as session:
+            return [item_from_row(row) for row in session.scalars(query.limit(limit))]
+
+    def users(self, tenant_id: str) -> list[str]:
+        """Users of the tenant that have at least one stored item."""
+        query = (
+            select(MemoryItemRow.user_id)
+            .where(MemoryItemRow.tenant_id == tenant_id)
+            .distinct()
+            .order_by(MemoryItemRow.user_id)
+        )
+        with self._reading("users") as session:
+            return list(session.scalars(query))
+
+    def commit(
+        self,
+        changes: GateChanges,
+        *,
+        request_id: str | None = None,
+        result: dict[str, Any] | None = None,
+        tenant_id: str | None = None,
+        user_id: str | None = None,
+    ) -> None:
+        """Write one change set in one transaction, or nothing of it.
+
+        Every record must belong to one (tenant, user); ``tenant_id``/``user_id`` name it when the change
+        set is empty but the request id must still be recorded. Raises ``ConcurrentUpdate`` when an item's
+        row moved past the version the item was loaded at (or the memory was forgotten meanwhile); on
+        success each item's ``version`` is set to its new row version.
+        """
+        scope = scope_of(changes, tenant_id, user_id)
+        if scope is None:
+            if request_id is not None:
+                raise InvalidInput("commit: an empty change set with a request_id needs tenant_id and user_id")
+            return
+        if not changes and request_id is None:
+            return
+        try:
+            with self._writing("commit") as session:
+                versions = apply_changes(session, changes, scope, request_id=request_id, result=result)
+        except IntegrityError as error:
+            raise ConcurrentUpdate("commit: a memory, alert or request id was written concurrently") from error
+        for item in changes.upserted.values():
+            item.version = versions[item.memory_id]
+
+    def applied_result(self, tenant_id: str, user_id: str, request_id: str) -> dict[str, Any] | None:
+        query = select(AppliedRequestRow.result).where(
+            AppliedRequestRow.tenant_id == tenant_id,
+            AppliedRequestRow.user_id == user_id,
+            AppliedRequestRow.request_id == request_id,
+        )
+        with self._reading("applied_result") as session:
+            return session.scalar(query)
+
+    def audit_trail(
+        self, tenant_id: str, user_id: str, memory_id: str | None = None, limit: int = 200
+    ) -> list[AuditEvent]:
+        """Newest first."""
+        query = select(AuditEventRow).where(AuditEventRow.tenant_id == tenant_id, AuditEventRow.user_id == user_id)
+        if memory_id is not None:
+            query = query.where(AuditEventRow.memory_id == memory_id)
+        query = query.order_by(AuditEventRow.at.desc(), AuditEventRow.id.desc()).limit(limit)
+        with self._reading("audit_trail") as session:
+            return [event_from_row(row) for row in session.scalars(query)]
+
+    def alerts(
+        self, tenant_id: str, user_id: str | None = None, status: AlertStatus | None = AlertStatus.OPEN
+    ) -> list[Alert]:
+        """Newest first; ``user_id=None`` lists the whole tenant (operator view), ``status=None`` any status."""
+        query = select(AlertRow).where(AlertRow.tenant_id == tenant_id)
+        if user_id is not None:
+            query = query.where(AlertRow.user_id == user_id)
+        if status is not None:
+            query = query.where(AlertRow.status == AlertStatus(status))
+        query = query.order_by(AlertRow.created_at.desc(), AlertRow.alert_id)
+        with self._reading("alerts") as session:
+            return [alert_from_row(row) for row in session.scalars(query)]
+
+    def resolve_alert(self, tenant_id: str, alert_id: str) -> None:
+        """Idempotent: resolving a resolved alert keeps its first resolution time."""
+        with self._writing("resolve_alert") as session:
+            row = session.scalar(
+                select(AlertRow).where(AlertRow.tenant_id == tenant_id, AlertRow.alert_id == alert_id)
+            )
+            if row is None:
+                raise NotFound(f"alert {alert_id} not found")
+            if row.status is not AlertStatus.RESOLVED:
+                row.status = AlertStatus.RESOLVED
+                row.resolved_at = utcnow()
+
+    def session_snapshot(self, tenant_id: str, user_id: str, session_id: str) -> str | None:
+        with self._reading("session_snapshot") as session:
+            row = session.get(SessionSnapshotRow, (tenant_id, user_id, session_id))
+            return None if row is None else row.text
+
+    def save_session_snapshot(self, tenant_id: str, user_id: str, session_id: str, text: str) -> str:
+        """First writer wins: returns the text stored for the session, which may be another caller's."""
+        try:
+            with self._writing("save_session_snapshot") as session:
+                stored = session.get(SessionSnapshotRow, (tenant_id, user_id, session_id))
+                if stored is not None:
+                    return stored.text
+                session.add(
+                    SessionSnapshotRow(
+                        tenant_id=tenant_id, user_id=user_id, session_id=session_id, text=text, created_at=utcnow()
+                    )
+                )
+            return text
+        except IntegrityError as error:  # lost the race to another writer, or the tenant does not exist
+            winner = self.session_snapshot(tenant_id, user_id, session_id)
+            if winner is None:
+                raise NotFound(f"tenant {tenant_id!r} not found") from error
+            return winner
+
+    # forgetting
+
+    def erase_user(self, tenant_id: str, user_id: str, *, reason: str) -> int:
+        """Remove everything stored about the user, leaving one tombstone; returns how many items went."""
+        with self._writing("erase_user") as session:
+            return erase_user_rows(session, tenant_id, user_id, reason=reason, at=utcnow())
+
+    def forget_item(self, tenant_id: str, user_id: str, memory_id: str, *, reason: str, actor: str) -> None:
+        with self._writing("forget_item") as session:
+            forget_item_rows(session, tenant_id, user_id, memory_id, reason=reason, actor=actor, at=utcnow())

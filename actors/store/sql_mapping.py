@@ -1,0 +1,55 @@
+"""Domain records (``actors.memory``) to table rows (``schemas.tables``) and back.
+
+Lists are copied on the way in and out, so a caller mutating a domain item never mutates ORM state (and
+the other way round).
+"""
+
+from dataclasses import fields
+
+from actors.memory import Alert, AuditEvent, MemoryItem
+from schemas.tables import AlertRow, AuditEventRow, MemoryItemRow
+
+ITEM_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(MemoryItem))
+#: what an UPDATE may change: the id is the key, the version belongs to the optimistic lock
+_UPDATABLE_ITEM_FIELDS = tuple(name for name in ITEM_FIELDS if name not in ("memory_id", "version"))
+_ALERT_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Alert))
+_EVENT_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AuditEvent))
+
+
+def _copied(value: object) -> object:
+    return list(value) if isinstance(value, list) else value
+
+
+def item_from_row(row: MemoryItemRow) -> MemoryItem:
+    return MemoryItem(**{name: _copied(getattr(row, name)) for name in ITEM_FIELDS})
+
+
+def new_item_row(item: MemoryItem) -> MemoryItemRow:
+    """A row for an item not yet stored; the version column starts at 1 (set by the ORM on INSERT)."""
+    return MemoryItemRow(**{name: _copied(getattr(item, name)) for name in ITEM_FIELDS if name != "version"})
+
+
+def update_item_row(row: MemoryItemRow, item: MemoryItem) -> None:
+    for name in _UPDATABLE_ITEM_FIELDS:
+        setattr(row, name, _copied(getattr(item, name)))
+
+
+def event_row(event: AuditEvent) -> AuditEventRow:
+    return AuditEventRow(**{name: getattr(event, name) for name in _EVENT_FIELDS})
+
+
+def event_from_row(row: AuditEventRow) -> AuditEvent:
+    return AuditEvent(**{name: getattr(row, name) for name in _EVENT_FIELDS})
+
+
+def alert_row(alert: Alert) -> AlertRow:
+    return AlertRow(**{name: _copied(getattr(alert, name)) for name in _ALERT_FIELDS})
+
+
+def update_alert_row(row: AlertRow, alert: Alert) -> None:
+    for name in ("kind", "memory_id", "message", "related_ids", "status"):
+        setattr(row, name, _copied(getattr(alert, name)))
+
+
+def alert_from_row(row: AlertRow) -> Alert:
+    return Alert(**{name: _copied(getattr(row, name)) for name in _ALERT_FIELDS})

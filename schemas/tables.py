@@ -1,0 +1,238 @@
+"""The SQL tables: the source of truth of every tenant's and user's memory (SPEC §1, §9).
+
+Column names of ``MemoryItemRow`` are exactly the field names of ``actors.memory.MemoryItem`` so the mapping
+in ``actors.store.sql_mapping`` is one loop. Enums are stored as plain strings (``native_enum=False``) so a
+new enum value never needs an ``ALTER TYPE`` on PostgreSQL. The schema itself is created only through the
+Alembic migrations in ``actors/store/migrations`` (a test checks they match these models).
+"""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Enum,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from schemas.enums import AlertKind, AlertStatus, Kind, Layer, Polarity, Source, State
+
+ID_LENGTH = 128  # user, session and dialog ids (schemas/ids.py allows up to 128 characters)
+TENANT_ID_LENGTH = 48
+MEMORY_ID_LENGTH = 64
+ENUM_LENGTH = 32
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC in, timezone-aware UTC out, on every dialect.
+
+    SQLite has no timezone type: values are stored as UTC text and come back naive, so the one conversion
+    back to aware UTC lives here. A naive datetime handed in is taken to be UTC already.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+def enum_column(enum_cls: type) -> Enum:
+    """A VARCHAR holding the enum's value (not its name); loads back as the enum member."""
+    return Enum(
+        enum_cls,
+        native_enum=False,
+        create_constraint=False,
+        length=ENUM_LENGTH,
+        values_callable=lambda members: [member.value for member in members],
+        validate_strings=True,
+    )
+
+
+def id_list() -> Mapped[list[str]]:
+    return mapped_column(JSON, default=list, nullable=False)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+# Autoincrement on SQLite needs the INTEGER PRIMARY KEY rowid alias; PostgreSQL gets a 64-bit identity.
+AutoId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class TenantRow(Base):
+    __tablename__ = "tenants"
+
+    tenant_id: Mapped[str] = mapped_column(String(TENANT_ID_LENGTH), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), default="")
+    #: sha256 hex of the API key; the plaintext key is returned once, at creation or rotation
+    api_key_hash: Mapped[str] = mapped_column(String(64))
+    #: overrides of the service-wide GatePolicy (a partial ``GatePolicy`` dump); empty = defaults
+    policy: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    group_profile_consent: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    max_users: Mapped[int | None] = mapped_column(Integer)
+    requests_per_minute: Mapped[int | None] = mapped_column(Integer)
+
+
+class MemoryItemRow(Base):
+    __tablename__ = "memory_items"
+
+    memory_id: Mapped[str] = mapped_column(String(MEMORY_ID_LENGTH), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(
+        String(TENANT_ID_LENGTH), ForeignKey("tenants.tenant_id", ondelete="CASCADE")
+    )
+    user_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    content: Mapped[str] = mapped_column(Text)
+    kind: Mapped[Kind] = mapped_column(enum_column(Kind))
+    layer: Mapped[Layer] = mapped_column(enum_column(Layer))
+    state: Mapped[State] = mapped_column(enum_column(State))
+    polarity: Mapped[Polarity] = mapped_column(enum_column(Polarity))
+    slot: Mapped[str | None] = mapped_column(String(ID_LENGTH))
+    value: Mapped[str | None] = mapped_column(Text)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    importance: Mapped[float] = mapped_column(Float)
+    confidence: Mapped[float] = mapped_column(Float)
+    decay_score: Mapped[float] = mapped_column(Float)
+    write_score: Mapped[float] = mapped_column(Float)
+    access_count: Mapped[int] = mapped_column(Integer)
+    source: Mapped[Source] = mapped_column(enum_column(Source))
+    source_session_id: Mapped[str | None] = mapped_column(String(ID_LENGTH))
+    source_dialog_ids: Mapped[list[str]] = id_list()
+    confirmed_sessions: Mapped[list[str]] = id_list()
+    contradiction_count: Mapped[int] = mapped_column(Integer)
+    positive_engagements: Mapped[int] = mapped_column(Integer)
+    forced: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_accessed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    frozen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    archived_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    version: Mapped[int] = mapped_column(Integer)
+    supersedes: Mapped[list[str]] = id_list()
+    superseded_by: Mapped[str | None] = mapped_column(String(MEMORY_ID_LENGTH))
+    conflicts_with: Mapped[list[str]] = id_list()
+    complements: Mapped[list[str]] = id_list()
+    merged_from: Mapped[list[str]] = id_list()
+
+    __table_args__ = (
+        Index("ix_memory_items_scope_state", "tenant_id", "user_id", "state"),
+        Index("ix_memory_items_scope_layer", "tenant_id", "user_id", "layer"),
+        Index("ix_memory_items_scope_content_hash", "tenant_id", "user_id", "content_hash"),
+        Index("ix_memory_items_scope_slot", "tenant_id", "user_id", "slot"),
+    )
+    # Optimistic lock: every UPDATE is "... WHERE memory_id = ? AND version = <loaded>" and bumps it.
+    __mapper_args__ = {"version_id_col": version}
+
+
+class AuditEventRow(Base):
+    __tablename__ = "audit_events"
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(TENANT_ID_LENGTH))
+    user_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    memory_id: Mapped[str | None] = mapped_column(String(MEMORY_ID_LENGTH))
+    action: Mapped[str] = mapped_column(String(64))
+    actor: Mapped[str] = mapped_column(String(200))
+    reason: Mapped[str] = mapped_column(Text)
+    before: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+    after: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+    source_dialog_id: Mapped[str | None] = mapped_column(String(ID_LENGTH))
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    __table_args__ = (Index("ix_audit_events_scope_memory", "tenant_id", "user_id", "memory_id"),)
+
+
+class AlertRow(Base):
+    __tablename__ = "alerts"
+
+    alert_id: Mapped[str] = mapped_column(String(MEMORY_ID_LENGTH), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(
+        String(TENANT_ID_LENGTH), ForeignKey("tenants.tenant_id", ondelete="CASCADE")
+    )
+    user_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    kind: Mapped[AlertKind] = mapped_column(enum_column(AlertKind))
+    memory_id: Mapped[str | None] = mapped_column(String(MEMORY_ID_LENGTH))
+    message: Mapped[str] = mapped_column(Text)
+    related_ids: Mapped[list[str]] = id_list()
+    status: Mapped[AlertStatus] = mapped_column(enum_column(AlertStatus))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    __table_args__ = (Index("ix_alerts_scope_status", "tenant_id", "user_id", "status"),)
+
+
+class SessionSnapshotRow(Base):
+    """A session's context snapshot: written once, then returned byte-identical (LLM prefix caches)."""
+
+    __tablename__ = "session_snapshots"
+
+    tenant_id: Mapped[str] = mapped_column(
+        String(TENANT_ID_LENGTH), ForeignKey("tenants.tenant_id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    session_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class AppliedRequestRow(Base):
+    """A write that was applied, keyed by the caller's request id, so a retried write is not applied twice."""
+
+    __tablename__ = "applied_requests"
+
+    tenant_id: Mapped[str] = mapped_column(
+        String(TENANT_ID_LENGTH), ForeignKey("tenants.tenant_id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    request_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    result: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class TombstoneRow(Base):
+    """What forgetting leaves: that something was removed, when and why, never what it was."""
+
+    __tablename__ = "tombstones"
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(TENANT_ID_LENGTH))
+    user_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    #: NULL: the whole user was erased
+    memory_id: Mapped[str | None] = mapped_column(String(MEMORY_ID_LENGTH))
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
+    reason: Mapped[str] = mapped_column(Text)
+
+    __table_args__ = (Index("ix_tombstones_scope_memory", "tenant_id", "user_id", "memory_id"),)
