@@ -1,0 +1,91 @@
+"""Keyword side of recall: tokenizing Chinese and English, BM25 scoring, and the query → profile-slot map
+that lets a question about cooking reach the allergy slot however cold it is.
+"""
+
+import re
+from functools import cache
+
+import numpy as np
+
+_LATIN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_STOPWORDS = frozenset(
+    "a an the and or but if of to in on at by for with from as is are was were be been being am i me my mine "
+    "you your yours he she it its we our they them their this that these those do does did doing have has had "
+    "what which who whom whose when where why how not no so too very can could should would will just about "
+    "into over than then there here s t don't i'm it's".split()
+)
+_CJK_STOPWORDS = frozenset("的 了 是 我 你 他 她 它 们 吗 呢 吧 啊 在 和 也 就 都 很 有 这 那 个".split())
+
+
+@cache
+def _jieba():
+    import jieba
+
+    jieba.setLogLevel(60)
+    return jieba
+
+
+def tokenize(text: str) -> list[str]:
+    lowered = text.casefold()
+    tokens = [t for t in _LATIN.findall(lowered) if t not in _STOPWORDS]
+    for run in _CJK.findall(lowered):
+        tokens.extend(w for w in _jieba().lcut(run) if w.strip() and w not in _CJK_STOPWORDS)
+    return tokens
+
+
+class BM25:
+    def __init__(self, documents: list[list[str]], k1: float = 1.5, b: float = 0.75):
+        self.k1, self.b = k1, b
+        self.documents = documents
+        self.lengths = np.array([len(d) for d in documents], dtype=np.float64)
+        self.average = float(self.lengths.mean()) if documents else 0.0
+        frequency: dict[str, int] = {}
+        for doc in documents:
+            for term in set(doc):
+                frequency[term] = frequency.get(term, 0) + 1
+        n = len(documents)
+        self.idf = {t: float(np.log(1 + (n - f + 0.5) / (f + 0.5))) for t, f in frequency.items()}
+
+    def scores(self, query: list[str]) -> np.ndarray:
+        result = np.zeros(len(self.documents))
+        if not self.documents or self.average == 0:
+            return result
+        norm = self.k1 * (1 - self.b + self.b * self.lengths / self.average)
+        for term in set(query):
+            idf = self.idf.get(term)
+            if idf is None:
+                continue
+            counts = np.array([doc.count(term) for doc in self.documents], dtype=np.float64)
+            result += idf * counts * (self.k1 + 1) / (counts + norm)
+        return result
+
+
+_FOOD = ("basic.allergy", "basic.diet_restriction", "preference.food")
+_SLOT_CUES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("eat", "eating", "food", "cook", "cooking", "dinner", "lunch", "breakfast", "meal", "restaurant", "recipe",
+      "snack", "dish", "menu", "allergy", "allergic", "吃", "做饭", "菜", "餐", "饭", "夜宵", "食物", "过敏", "点外卖"),
+     _FOOD),
+    (("drink", "coffee", "tea", "beverage", "喝", "咖啡", "茶"), ("preference.drink", "basic.allergy")),
+    (("live", "living", "city", "address", "home", "move", "moved", "where", "住", "搬", "城市", "地址"),
+     ("basic.residence",)),
+    (("name", "called", "名字", "叫"), ("basic.name",)),
+    (("job", "work", "occupation", "career", "office", "工作", "职业", "公司"), ("basic.occupation", "basic.employer")),
+    (("pet", "dog", "cat", "宠物", "狗", "猫"), ("basic.pet",)),
+    (("family", "wife", "husband", "kid", "kids", "child", "children", "daughter", "son", "mother", "father",
+      "家人", "老婆", "老公", "孩子", "女儿", "儿子", "妈妈", "爸爸"), ("basic.family",)),
+    (("recommend", "recommendation", "suggest", "推荐", "建议"), ("preference.content", "style.taboo")),
+    (("reply", "answer", "respond", "回答", "回复"), ("style.reply_length", "style.tone", "style.language")),
+    (("health", "medicine", "doctor", "sick", "健康", "药", "医生"), ("basic.health", "basic.allergy")),
+)
+
+
+def query_slots(query: str) -> frozenset[str]:
+    """Profile slots a query is about, from cue words (English tokens and Chinese substrings)."""
+    lowered = query.casefold()
+    words = set(_LATIN.findall(lowered))
+    found: set[str] = set()
+    for cues, slots in _SLOT_CUES:
+        if any((cue in words) if cue.isascii() else (cue in lowered) for cue in cues):
+            found.update(slots)
+    return frozenset(found)

@@ -1,0 +1,315 @@
+"""One user's memory service: the gate engine wired to the stores, the embedder and the extractor.
+
+Plain Python, no Ray import: ``actors.user_actor`` runs one instance per (tenant, user) so every call for a
+user is serialized. Order of every mutation: gate decision in memory → one SQL transaction (the write is
+acknowledged only after it commits) → vector index sync (derived; drift is repaired by ``reconcile``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from datetime import datetime
+
+import numpy as np
+
+from actors.context import render_session_context
+from actors.embedding import Embedder
+from actors.errors import ConcurrentUpdate, GateRejected, HermesError
+from actors.extraction import Extractor, RuleExtractor, Turn
+from actors.gate import GateEngine, Outcome
+from actors.memory import Candidate, GateChanges, MemoryItem, content_hash, utcnow
+from actors.recall import RecallEngine
+from actors.store.sql import MemoryStore
+from actors.store.vectors import VectorIndex, VectorRow
+from actors.tracing import span
+from schemas import api
+from schemas.enums import AlertStatus, Layer, State
+from schemas.settings import GatePolicy
+
+log = logging.getLogger(__name__)
+
+
+def as_vector(blob: bytes | None) -> np.ndarray | None:
+    return None if blob is None else np.frombuffer(blob, dtype=np.float32)
+
+
+class UserMemoryService:
+    def __init__(
+        self,
+        tenant_id: str,
+        user_id: str,
+        *,
+        store: MemoryStore,
+        index: VectorIndex,
+        embedder: Embedder,
+        policy: GatePolicy,
+        extractor: Extractor | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ):
+        self.tenant_id = tenant_id
+        self.user_id = user_id
+        self.store = store
+        self.index = index
+        self.embedder = embedder
+        self.policy = policy
+        self.extractor = extractor or RuleExtractor()
+        self.clock = clock
+        self.engine = self._load()
+        self.reconcile()
+
+    def _load(self) -> GateEngine:
+        with span("sql.load_active"):
+            items = self.store.load_active(self.tenant_id, self.user_id)
+            alerts = self.store.alerts(self.tenant_id, self.user_id, AlertStatus.OPEN)
+        engine = GateEngine(self.tenant_id, self.user_id, self.policy, items, clock=self.clock)
+        engine.seed_alerts(alerts)
+        return engine
+
+    # ------------------------------------------------------------------ writes
+
+    def write_turns(self, req: api.WriteTurnsRequest, request_id: str | None = None) -> api.WriteResult:
+        done = self._already_applied(request_id)
+        if done is not None:
+            return done
+        candidates: list[Candidate] = []
+        ignored = 0
+        with span("extract", turns=len(req.turns)):
+            for turn in req.turns:
+                found = self.extractor.extract(
+                    Turn(text=turn.text, session_id=req.session_id, dialog_id=turn.dialog_id, role=turn.role,
+                         at=turn.at or self.clock())
+                )
+                ignored += not found
+                candidates.extend(found)
+        return self._apply_candidates(candidates, request_id, ignored)
+
+    def write_memory(self, req: api.WriteMemoryRequest, request_id: str | None = None) -> api.WriteResult:
+        done = self._already_applied(request_id)
+        if done is not None:
+            return done
+        from actors.redaction import neutralize_injection, redact
+
+        cleaned = neutralize_injection(redact(req.content).text)
+        if cleaned.flagged:
+            return self._result([], 1, [])
+        cand = Candidate(
+            content=cleaned.text, kind=req.kind, session_id=req.session_id, dialog_ids=list(req.dialog_ids),
+            polarity=req.polarity, slot=req.slot, value=req.value, importance=req.importance,
+            confidence=req.confidence, source=req.source, forced=req.remember,
+            write_score=max(req.importance, 0.9 if req.remember else 0.0),
+        )
+        return self._apply_candidates([cand], request_id, 0)
+
+    def _apply_candidates(self, candidates: list[Candidate], request_id: str | None, ignored: int) -> api.WriteResult:
+        vectors = self._embed([c.content for c in candidates])
+        for attempt in (1, 2):
+            try:
+                outcomes, changes = self._decide(candidates, vectors)
+                result = self._result(outcomes, ignored, changes.alerts)
+                self._commit(changes, request_id=request_id, result=result.model_dump(mode="json"))
+                return result
+            except ConcurrentUpdate:
+                if attempt == 2:
+                    raise
+                self.engine = self._load()  # someone (a job) changed this user under the optimistic lock
+        raise AssertionError("unreachable")
+
+    def _decide(self, candidates: list[Candidate], vectors: np.ndarray) -> tuple[list[Outcome], GateChanges]:
+        changes = GateChanges()
+        outcomes: list[Outcome] = []
+        with span("gate.write", candidates=len(candidates)):
+            for cand, vector in zip(candidates, vectors, strict=True):
+                self._bring_back_archived(cand)
+                outcome, step = self.engine.write(cand, near_duplicates=self._near_duplicates(vector))
+                for item in step.upserted.values():
+                    if item.embedding is None and item.content_hash == content_hash(cand.content):
+                        item.embedding = vector.astype(np.float32).tobytes()
+                outcomes.append(outcome)
+                changes.merge(step)
+        return outcomes, changes
+
+    def _bring_back_archived(self, cand: Candidate) -> None:
+        """Archived items the candidate may restate, so the gate can restore instead of duplicating."""
+        found = self.store.find_archived(self.tenant_id, self.user_id, content_hash=content_hash(cand.content), limit=1)
+        if cand.slot and cand.value:
+            found += self.store.find_archived(self.tenant_id, self.user_id, slot=cand.slot, limit=20)
+        for item in found:
+            self.engine.items.setdefault(item.memory_id, item)
+
+    def _near_duplicates(self, vector: np.ndarray) -> list[tuple[str, float]]:
+        ids, matrix = [], []
+        for item in self.engine.active():
+            if item.embedding is not None:
+                ids.append(item.memory_id)
+                matrix.append(as_vector(item.embedding))
+        if not ids:
+            return []
+        scores = np.vstack(matrix) @ vector
+        best = np.argsort(-scores)[:3]
+        return [(ids[i], float(scores[i])) for i in best]
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        with span("embedder.embed_passages", texts=len(texts)):
+            return np.asarray(self.embedder.embed_passages(texts), dtype=np.float32)
+
+    def _commit(self, changes: GateChanges, **kwargs) -> None:
+        if not changes and kwargs.get("request_id") is None:
+            return
+        self._fill_missing_embeddings(changes.upserted.values())
+        with span("sql.commit", items=len(changes.upserted), events=len(changes.events)):
+            try:
+                self.store.commit(changes, **kwargs)
+            except HermesError:
+                self.engine = self._load()  # the in-memory decision was not stored: forget it
+                raise
+        self._sync_index(changes.upserted.values())
+
+    def _fill_missing_embeddings(self, items: Iterable[MemoryItem]) -> None:
+        missing = [i for i in items if i.embedding is None and i.state is not State.DELETED]
+        if missing:
+            for item, vector in zip(missing, self._embed([i.content for i in missing]), strict=True):
+                item.embedding = vector.tobytes()
+
+    def _sync_index(self, items: Iterable[MemoryItem]) -> None:
+        rows = [
+            VectorRow(i.memory_id, self.user_id, i.layer, i.state, as_vector(i.embedding))
+            for i in items
+            if i.embedding is not None
+        ]
+        if not rows:
+            return
+        try:
+            with span("milvus.upsert", rows=len(rows)):
+                self.index.upsert(self.tenant_id, rows)
+        except HermesError:
+            log.warning("vector index upsert failed for %s/%s; reconcile will repair it", self.tenant_id, self.user_id)
+
+    def _already_applied(self, request_id: str | None) -> api.WriteResult | None:
+        if request_id is None:
+            return None
+        stored = self.store.applied_result(self.tenant_id, self.user_id, request_id)
+        return None if stored is None else api.WriteResult.model_validate(stored)
+
+    def _result(self, outcomes: list[Outcome], ignored: int, alerts) -> api.WriteResult:
+        return api.WriteResult(
+            user_id=self.user_id,
+            outcomes=[api.WriteOutcome(memory_id=o.memory_id, action=o.action, state=o.state, layer=o.layer,
+                                       detail=o.detail) for o in outcomes],
+            alerts=[api.AlertOut.from_alert(a) for a in alerts],
+            ignored_turns=ignored,
+        )
+
+    # ------------------------------------------------------------------ recall and sessions
+
+    def recall(self, req: api.RecallRequest) -> api.RecallResponse:
+        query_vector = self._embed_query(req.query)
+        hits = RecallEngine(self).recall(req, query_vector)
+        self._commit(self.engine.record_access(h.memory.memory_id for h in hits))
+        return api.RecallResponse(query=req.query, hits=hits)
+
+    def _embed_query(self, query: str) -> np.ndarray:
+        with span("embedder.embed_queries"):
+            return np.asarray(self.embedder.embed_queries([query]), dtype=np.float32)[0]
+
+    def start_session(self, req: api.StartSessionRequest) -> api.SessionContext:
+        stored = self.store.session_snapshot(self.tenant_id, self.user_id, req.session_id)
+        if stored is None:
+            context = render_session_context(
+                self.engine.active(), self.policy, req.session_id, self.clock(), budget_chars=req.budget_chars
+            )
+            text = self.store.save_session_snapshot(
+                self.tenant_id, self.user_id, req.session_id, context.model_dump_json()
+            )
+        else:
+            text = stored
+        return api.SessionContext.model_validate_json(text)
+
+    # ------------------------------------------------------------------ inspection and explicit control
+
+    def get_item(self, memory_id: str) -> api.MemoryDetail:
+        item = self.store.get_item(self.tenant_id, self.user_id, memory_id)
+        audit = self.store.audit_trail(self.tenant_id, self.user_id, memory_id)
+        return api.MemoryDetail(memory=api.MemoryOut.from_item(item), audit=[api.AuditEventOut.from_event(e) for e in audit])
+
+    def list_items(
+        self, layer: Layer | None = None, state: State | None = None, limit: int = 100, offset: int = 0
+    ) -> api.MemoryList:
+        layers = [layer] if layer else None
+        states = [state] if state else None
+        items = self.store.list_items(self.tenant_id, self.user_id, layers=layers, states=states, limit=limit,
+                                      offset=offset)
+        total = self.store.count_items(self.tenant_id, self.user_id, layers=layers, states=states)
+        return api.MemoryList(items=[api.MemoryOut.from_item(i) for i in items], total=total)
+
+    def confirm(self, memory_id: str, req: api.ConfirmRequest, actor: str = "user") -> api.MemoryOut:
+        return self._control(memory_id, lambda: self.engine.confirm(
+            memory_id, session_id=req.session_id, actor=actor, reason=req.reason))
+
+    def freeze(self, memory_id: str, req: api.FreezeRequest, actor: str = "operator") -> api.MemoryOut:
+        return self._control(memory_id, lambda: self.engine.freeze(memory_id, reason=req.reason, actor=actor))
+
+    def unfreeze(self, memory_id: str, req: api.UnfreezeRequest, actor: str = "user") -> api.MemoryOut:
+        return self._control(memory_id, lambda: self.engine.unfreeze(
+            memory_id, reason=req.reason, dialog_id=req.dialog_id, actor=actor,
+            new_content=req.new_content, new_value=req.new_value))
+
+    def restore(self, memory_id: str, actor: str = "job:restore", reason: str = "relevant again") -> api.MemoryOut:
+        if memory_id not in self.engine.items:
+            self.engine.items[memory_id] = self.store.get_item(self.tenant_id, self.user_id, memory_id)
+        return self._control(memory_id, lambda: self.engine.restore(memory_id, actor=actor, reason=reason))
+
+    def _control(self, memory_id: str, operation: Callable[[], GateChanges]) -> api.MemoryOut:
+        if memory_id not in self.engine.items:
+            self.store.get_item(self.tenant_id, self.user_id, memory_id)  # NotFound when not this user's
+        try:
+            changes = operation()
+        except GateRejected:
+            self._commit(self.engine.drain())  # a refusal may still raise an alert
+            raise
+        self._commit(changes)
+        return api.MemoryOut.from_item(self.engine.get(memory_id))
+
+    def forget(self, memory_id: str, req: api.ForgetRequest, actor: str = "user") -> api.ForgetResult:
+        self.store.forget_item(self.tenant_id, self.user_id, memory_id, reason=req.reason, actor=actor)
+        if memory_id in self.engine.items:
+            self.engine.forget(memory_id)
+        self.index.delete(self.tenant_id, [memory_id])
+        return api.ForgetResult(memory_id=memory_id, forgotten=True)
+
+    def erase_user(self, req: api.EraseRequest) -> api.EraseResult:
+        removed = self.store.erase_user(self.tenant_id, self.user_id, reason=req.reason)
+        self.index.delete_user(self.tenant_id, self.user_id)
+        self.engine = GateEngine(self.tenant_id, self.user_id, self.policy, clock=self.clock)
+        return api.EraseResult(user_id=self.user_id, items_removed=removed)
+
+    def alerts(self, status: AlertStatus | None = AlertStatus.OPEN) -> api.AlertList:
+        found = self.store.alerts(self.tenant_id, self.user_id, status)
+        return api.AlertList(alerts=[api.AlertOut.from_alert(a) for a in found])
+
+    # ------------------------------------------------------------------ convergence
+
+    def reconcile(self) -> int:
+        """Repair drift between SQL and the vector index for this user; returns rows repaired."""
+        try:
+            indexed = self.index.ids(self.tenant_id, self.user_id)
+        except HermesError:
+            log.warning("vector index unavailable: reconcile of %s/%s postponed", self.tenant_id, self.user_id)
+            return 0
+        live = {i.memory_id: i for i in self.engine.active()}
+        missing = [i for mid, i in live.items() if mid not in indexed]
+        archived_ids = set(self.store.archived_ids(self.tenant_id, self.user_id))
+        stray = sorted(indexed - set(live) - archived_ids)
+        if missing:
+            self._fill_missing_embeddings(missing)
+            self._sync_index(missing)
+        if stray:
+            self.index.delete(self.tenant_id, stray)
+        return len(missing) + len(stray)
+
+    def item(self, memory_id: str) -> MemoryItem:
+        """An item this user owns: active from memory, anything else from SQL."""
+        item = self.engine.items.get(memory_id)
+        return item if item is not None else self.store.get_item(self.tenant_id, self.user_id, memory_id)
