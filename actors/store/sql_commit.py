@@ -9,10 +9,9 @@ write (the ORM raises ``StaleDataError``; ``sql_engine.translated_errors`` turns
 """
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from actors.errors import ConcurrentUpdate, InvalidInput, NotFound
@@ -99,35 +98,26 @@ def _stored_rows(session: Session, scope: Scope, memory_ids: list[str]) -> dict[
     return {row.memory_id: row for row in rows}
 
 
-def _as_utc(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
-
-
 def _refuse_forgotten(session: Session, scope: Scope, new_items: Iterable[MemoryItem]) -> None:
-    """A stale in-memory copy must not resurrect what was forgotten: an item whose id has a tombstone, or
-    one created before its user was erased, is refused (the caller reloads and retries)."""
-    tenant_id, user_id = scope
+    """A stale in-memory copy must not resurrect what was forgotten. An item missing from the table is new
+    only if it was never stored: a version above 1 proves a row existed (and was erased since), and a
+    tombstone with its id proves it was forgotten. Either way the caller must reload and retry."""
     new_items = list(new_items)
-    tombstones = session.execute(
-        select(TombstoneRow.memory_id, TombstoneRow.at).where(
+    for item in new_items:
+        if item.version > 1:
+            raise ConcurrentUpdate(f"memory {item.memory_id} was stored at version {item.version} and is gone")
+    tenant_id, user_id = scope
+    forgotten = session.scalar(
+        select(TombstoneRow.memory_id)
+        .where(
             TombstoneRow.tenant_id == tenant_id,
             TombstoneRow.user_id == user_id,
-            or_(
-                TombstoneRow.memory_id.is_(None),
-                TombstoneRow.memory_id.in_([item.memory_id for item in new_items]),
-            ),
+            TombstoneRow.memory_id.in_([item.memory_id for item in new_items]),
         )
-    ).all()
-    erased_at: datetime | None = None
-    for memory_id, at in tombstones:
-        if memory_id is not None:
-            raise ConcurrentUpdate(f"memory {memory_id} was forgotten; reload before writing")
-        erased_at = at if erased_at is None else max(erased_at, at)
-    if erased_at is None:
-        return
-    for item in new_items:
-        if _as_utc(item.created_at) < erased_at:
-            raise ConcurrentUpdate(f"memory {item.memory_id} predates the erasure of its user; reload")
+        .limit(1)
+    )
+    if forgotten is not None:
+        raise ConcurrentUpdate(f"memory {forgotten} was forgotten; reload before writing")
 
 
 def _upsert_alerts(session: Session, scope: Scope, alerts: list[Alert]) -> None:
