@@ -19,6 +19,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -146,6 +147,9 @@ class MemoryItemRow(Base):
     conflicts_with: Mapped[list[str]] = id_list()
     complements: Mapped[list[str]] = id_list()
     merged_from: Mapped[list[str]] = id_list()
+    #: the content's float32 vector as raw bytes, kept so the index can be rebuilt without re-embedding
+    #: (the service reads and writes ``MemoryItem.embedding``)
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary)
 
     __table_args__ = (
         Index("ix_memory_items_scope_state", "tenant_id", "user_id", "state"),

@@ -24,7 +24,7 @@ from actors.store.migrations import upgrade_to_head
 from actors.store.sql_commit import apply_changes, scope_of
 from actors.store.sql_engine import WRITE_OPTION, build_engine, translated_errors
 from actors.store.sql_forget import erase_user_rows, forget_item_rows
-from actors.store.sql_mapping import alert_from_row, event_from_row, item_from_row
+from actors.store.sql_mapping import alert_from_row, event_from_row, item_from_record
 from actors.store.sql_tenants import hash_api_key, key_matches, new_api_key, tenant_named_by
 from schemas.enums import ACTIVE_STATES, AlertStatus, Layer, State
 from schemas.ids import check_tenant_id
@@ -37,6 +37,9 @@ from schemas.tables import (
     SessionSnapshotRow,
     TenantRow,
 )
+
+#: item reads select the table, not the mapped class: plain rows, no identity map
+_ITEMS = MemoryItemRow.__table__
 
 
 def _user_scope(tenant_id: str, user_id: str) -> tuple[ColumnElement[bool], ...]:
@@ -159,21 +162,23 @@ class MemoryStore:
 
     def load_active(self, tenant_id: str, user_id: str) -> list[MemoryItem]:
         """Every item that counts against capacity and takes part in recall (active state, not archived)."""
-        query = select(MemoryItemRow).where(
+        query = select(_ITEMS).where(
             *_user_scope(tenant_id, user_id),
             MemoryItemRow.state.in_(ACTIVE_STATES),
             MemoryItemRow.layer != Layer.ARCHIVE,
         )
-        with self._reading("load_active") as session:
-            return [item_from_row(row) for row in session.scalars(query.order_by(MemoryItemRow.created_at))]
+        return self._items("load_active", query.order_by(MemoryItemRow.created_at))
+
+    def _items(self, operation: str, query: Select[Any]) -> list[MemoryItem]:
+        with self._reading(operation) as session:
+            return [item_from_record(record) for record in session.execute(query).mappings()]
 
     def get_item(self, tenant_id: str, user_id: str, memory_id: str) -> MemoryItem:
-        query = select(MemoryItemRow).where(*_user_scope(tenant_id, user_id), MemoryItemRow.memory_id == memory_id)
-        with self._reading("get_item") as session:
-            row = session.scalar(query)
-            if row is None:
-                raise NotFound(f"memory {memory_id} not found")
-            return item_from_row(row)
+        query = select(_ITEMS).where(*_user_scope(tenant_id, user_id), MemoryItemRow.memory_id == memory_id)
+        found = self._items("get_item", query)
+        if not found:
+            raise NotFound(f"memory {memory_id} not found")
+        return found[0]
 
     def list_items(
         self,
@@ -186,10 +191,9 @@ class MemoryStore:
         offset: int = 0,
     ) -> list[MemoryItem]:
         """Newest first, in a stable order so limit/offset pages neither skip nor repeat items."""
-        query = _filtered(select(MemoryItemRow).where(*_user_scope(tenant_id, user_id)), layers, states)
+        query = _filtered(select(_ITEMS).where(*_user_scope(tenant_id, user_id)), layers, states)
         query = query.order_by(MemoryItemRow.created_at.desc(), MemoryItemRow.memory_id.desc())
-        with self._reading("list_items") as session:
-            return [item_from_row(row) for row in session.scalars(query.limit(limit).offset(offset))]
+        return self._items("list_items", query.limit(limit).offset(offset))
 
     def count_items(
         self,
@@ -214,14 +218,13 @@ class MemoryStore:
         limit: int = 50,
     ) -> list[MemoryItem]:
         """Items in the archive layer, most recently archived first."""
-        query = select(MemoryItemRow).where(*_user_scope(tenant_id, user_id), MemoryItemRow.layer == Layer.ARCHIVE)
+        query = select(_ITEMS).where(*_user_scope(tenant_id, user_id), MemoryItemRow.layer == Layer.ARCHIVE)
         if content_hash is not None:
             query = query.where(MemoryItemRow.content_hash == content_hash)
         if slot is not None:
             query = query.where(MemoryItemRow.slot == slot)
         query = query.order_by(MemoryItemRow.archived_at.desc().nulls_last(), MemoryItemRow.memory_id)
-        with self._reading("find_archived") as session:
-            return [item_from_row(row) for row in session.scalars(query.limit(limit))]
+        return self._items("find_archived", query.limit(limit))
 
     def users(self, tenant_id: str) -> list[str]:
         """Users of the tenant that have at least one stored item."""
@@ -245,23 +248,22 @@ class MemoryStore:
     ) -> None:
         """Write one change set in one transaction, or nothing of it.
 
-        Every record must belong to one (tenant, user); ``tenant_id``/``user_id`` name it when the change
-        set is empty but the request id must still be recorded. Raises ``ConcurrentUpdate`` when an item's
-        row moved past the version the item was loaded at (or the memory was forgotten meanwhile); on
-        success each item's ``version`` is set to its new row version.
+        Every record must belong to one (tenant, user). Raises ``ConcurrentUpdate`` when an item's row moved
+        past the version the item was loaded at (or the memory was forgotten meanwhile); on success each
+        item's ``version`` is set to its new row version. An empty change set writes nothing — not even its
+        ``request_id``, unless ``tenant_id`` and ``user_id`` say whose request it was (replaying a request
+        that changed nothing is harmless, so recording it is optional).
         """
         scope = scope_of(changes, tenant_id, user_id)
-        if scope is None:
-            if request_id is not None:
-                raise InvalidInput("commit: an empty change set with a request_id needs tenant_id and user_id")
-            return
-        if not changes and request_id is None:
+        if scope is None or (not changes and request_id is None):
             return
         try:
             with self._writing("commit") as session:
                 versions = apply_changes(session, changes, scope, request_id=request_id, result=result)
         except IntegrityError as error:
-            raise ConcurrentUpdate("commit: a memory, alert or request id was written concurrently") from error
+            raise ConcurrentUpdate(
+                "commit: a memory, alert or request id was written concurrently"
+            ) from error
         for item in changes.upserted.values():
             item.version = versions[item.memory_id]
 
@@ -278,7 +280,9 @@ class MemoryStore:
         self, tenant_id: str, user_id: str, memory_id: str | None = None, limit: int = 200
     ) -> list[AuditEvent]:
         """Newest first."""
-        query = select(AuditEventRow).where(AuditEventRow.tenant_id == tenant_id, AuditEventRow.user_id == user_id)
+        query = select(AuditEventRow).where(
+            AuditEventRow.tenant_id == tenant_id, AuditEventRow.user_id == user_id
+        )
         if memory_id is not None:
             query = query.where(AuditEventRow.memory_id == memory_id)
         query = query.order_by(AuditEventRow.at.desc(), AuditEventRow.id.desc()).limit(limit)
@@ -288,7 +292,7 @@ class MemoryStore:
     def alerts(
         self, tenant_id: str, user_id: str | None = None, status: AlertStatus | None = AlertStatus.OPEN
     ) -> list[Alert]:
-        """Newest first; ``user_id=None`` lists the whole tenant (operator view), ``status=None`` any status."""
+        """Newest first. ``user_id=None``: the whole tenant (operator view); ``status=None``: any status."""
         query = select(AlertRow).where(AlertRow.tenant_id == tenant_id)
         if user_id is not None:
             query = query.where(AlertRow.user_id == user_id)
@@ -324,7 +328,11 @@ class MemoryStore:
                     return stored.text
                 session.add(
                     SessionSnapshotRow(
-                        tenant_id=tenant_id, user_id=user_id, session_id=session_id, text=text, created_at=utcnow()
+                        tenant_id=tenant_id,
+                        user_id=user_id,
+                        session_id=session_id,
+                        text=text,
+                        created_at=utcnow(),
                     )
                 )
             return text

@@ -26,7 +26,11 @@ Scope = tuple[str, str]
 
 def scope_of(changes: GateChanges, tenant_id: str | None, user_id: str | None) -> Scope | None:
     """The one (tenant, user) every record of the change set belongs to; None for an unscoped empty set."""
-    records: list[MemoryItem | AuditEvent | Alert] = [*changes.upserted.values(), *changes.events, *changes.alerts]
+    records: list[MemoryItem | AuditEvent | Alert] = [
+        *changes.upserted.values(),
+        *changes.events,
+        *changes.alerts,
+    ]
     scopes = {(record.tenant_id, record.user_id) for record in records}
     if tenant_id is not None or user_id is not None:
         if tenant_id is None or user_id is None:
@@ -105,7 +109,9 @@ def _refuse_forgotten(session: Session, scope: Scope, new_items: Iterable[Memory
     new_items = list(new_items)
     for item in new_items:
         if item.version > 1:
-            raise ConcurrentUpdate(f"memory {item.memory_id} was stored at version {item.version} and is gone")
+            raise ConcurrentUpdate(
+                f"memory {item.memory_id} was stored at version {item.version} and is gone"
+            )
     tenant_id, user_id = scope
     forgotten = session.scalar(
         select(TombstoneRow.memory_id)

@@ -105,7 +105,9 @@ def translated_errors(operation: str) -> Iterator[None]:
         if isinstance(error, sa_exc.DataError):
             raise InvalidInput(f"{operation}: a value does not fit the schema") from error
         if isinstance(error, sa_exc.OperationalError | sa_exc.InterfaceError) or error.connection_invalidated:
-            raise StoreUnavailable(f"{operation}: SQL store unavailable ({type(error.orig).__name__})") from error
+            raise StoreUnavailable(
+                f"{operation}: SQL store unavailable ({type(error.orig).__name__})"
+            ) from error
         raise
     except sa_exc.TimeoutError as error:  # connection pool exhausted
         raise StoreUnavailable(f"{operation}: no SQL connection available in time") from error

@@ -90,6 +90,7 @@ def upgrade() -> None:
         _required("conflicts_with", sa.JSON()),
         _required("complements", sa.JSON()),
         _required("merged_from", sa.JSON()),
+        _optional("embedding", sa.LargeBinary()),
         sa.PrimaryKeyConstraint("memory_id", name=op.f("pk_memory_items")),
     )
     for suffix, column in (
