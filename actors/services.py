@@ -197,4 +197,3 @@ class RemoteIndex:
 
     def ids(self, tenant_id: str, user_id: str | None = None) -> set[str]:
         return _get(self._actor.ids.remote(tenant_id, user_id), "vector index")
-

@@ -55,7 +55,9 @@ class CounterService:
 
 
 def counter_factory(state_dir: str, tenant_id: str, user_id: str, settings: HermesSettings) -> HostedService:
-    return HostedService(service=CounterService(Path(state_dir) / f"{tenant_id}.{user_id}.json"), close=lambda: None)
+    return HostedService(
+        service=CounterService(Path(state_dir) / f"{tenant_id}.{user_id}.json"), close=lambda: None
+    )
 
 
 @pytest.fixture(scope="module")

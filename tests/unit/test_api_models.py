@@ -171,7 +171,12 @@ def test_memory_out_mirrors_the_item_without_tenant():
     out = MemoryOut.from_item(item)
     dumped = out.model_dump()
     assert "tenant_id" not in dumped
-    assert (out.memory_id, out.layer, out.state, out.value) == (item.memory_id, Layer.CORE, State.FROZEN, "suzhou")
+    assert (out.memory_id, out.layer, out.state, out.value) == (
+        item.memory_id,
+        Layer.CORE,
+        State.FROZEN,
+        "suzhou",
+    )
     assert out.source_dialog_ids == ["d1", "d2"] and out.content_hash == item.content_hash
     # the output owns its lists: later changes to the domain item do not leak into a sent response
     item.source_dialog_ids.append("d3")

@@ -1,0 +1,197 @@
+"""The Ray Serve application: one deployment, ``HermesMemory``, with two front doors onto one code path.
+
+* HTTP: the FastAPI ingress (routers in ``serve.routes``, OpenAPI at ``/docs``).
+* Python: deployment-handle methods, each taking the caller's tenant API key, e.g.
+  ``await handle.write_turns.remote(api_key, "u1", WriteTurnsRequest(...))``.
+
+Both go through the replica's ``serve.gateway.Gateway`` → the actor directory → the user's actor.
+
+``build_app(settings)`` provisions what the replicas share (SQL schema, the embedder and vector-index
+actors, the actor directory — detached and named in ``settings.namespace``) and binds the deployment with
+the settings, which replicas receive as an argument and never read from the environment. ``app_builder``
+is the same for ``serve run serve.app:app_builder`` and Serve config files (``args`` are settings fields);
+``serve build serve.app:app`` takes the module attribute ``app``, built on first access.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ray
+from fastapi import FastAPI
+from ray import serve
+from ray.serve import Application
+
+from schemas.api import (
+    AlertList,
+    ConfirmRequest,
+    CreateTenantRequest,
+    EraseRequest,
+    EraseResult,
+    ForgetRequest,
+    ForgetResult,
+    FreezeRequest,
+    MemoryDetail,
+    MemoryList,
+    MemoryOut,
+    RecallRequest,
+    RecallResponse,
+    SessionContext,
+    StartSessionRequest,
+    TenantCreated,
+    UnfreezeRequest,
+    WriteMemoryRequest,
+    WriteResult,
+    WriteTurnsRequest,
+)
+from schemas.enums import Layer, State
+from schemas.settings import HermesSettings
+from serve.errors import BodySizeLimit, install_error_handlers
+from serve.gateway import AlertFilter, Gateway
+from serve.routes import admin, alerts, memories, recall, sessions
+
+DEPLOYMENT_NAME = "HermesMemory"
+#: request bodies above this are refused with 413 before they are parsed
+MAX_BODY_BYTES = 1024 * 1024
+
+
+def create_fastapi_app() -> FastAPI:
+    app = FastAPI(
+        title="Hermes Memory",
+        version="0.1.0",
+        description="Cross-session memory for AI agents: bounded and frozen gates, USER profiles.",
+    )
+    app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
+    for module in (memories, recall, sessions, alerts, admin):
+        app.include_router(module.router)
+    install_error_handlers(app)
+    return app
+
+
+fastapi_app = create_fastapi_app()
+
+
+@serve.deployment(name=DEPLOYMENT_NAME, ray_actor_options={"num_cpus": 0}, max_ongoing_requests=64)
+@serve.ingress(fastapi_app)
+class HermesMemory:
+    """Handle methods authenticate the given API key, then run the same gateway call as the HTTP route."""
+
+    def __init__(self, settings_json: str):
+        self.gateway = Gateway.connect(HermesSettings.model_validate_json(settings_json))
+
+    async def _tenant(self, api_key: str) -> str:
+        return await self.gateway.auth.tenant_for(api_key)
+
+    async def write_turns(
+        self,
+        api_key: str,
+        user_id: str,
+        request: WriteTurnsRequest | dict,
+        idempotency_key: str | None = None,
+    ) -> WriteResult:
+        return await self.gateway.write_turns(await self._tenant(api_key), user_id, request, idempotency_key)
+
+    async def write_memory(
+        self,
+        api_key: str,
+        user_id: str,
+        request: WriteMemoryRequest | dict,
+        idempotency_key: str | None = None,
+    ) -> WriteResult:
+        return await self.gateway.write_memory(await self._tenant(api_key), user_id, request, idempotency_key)
+
+    async def recall(self, api_key: str, user_id: str, request: RecallRequest | dict) -> RecallResponse:
+        return await self.gateway.recall(await self._tenant(api_key), user_id, request)
+
+    async def start_session(
+        self, api_key: str, user_id: str, request: StartSessionRequest | dict
+    ) -> SessionContext:
+        return await self.gateway.start_session(await self._tenant(api_key), user_id, request)
+
+    async def list_memories(
+        self,
+        api_key: str,
+        user_id: str,
+        layer: Layer | None = None,
+        state: State | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> MemoryList:
+        return await self.gateway.list_memories(
+            await self._tenant(api_key), user_id, layer, state, limit, offset
+        )
+
+    async def get_memory(self, api_key: str, user_id: str, memory_id: str) -> MemoryDetail:
+        return await self.gateway.get_memory(await self._tenant(api_key), user_id, memory_id)
+
+    async def confirm(
+        self, api_key: str, user_id: str, memory_id: str, request: ConfirmRequest | dict | None = None
+    ) -> MemoryOut:
+        return await self.gateway.confirm(await self._tenant(api_key), user_id, memory_id, request)
+
+    async def freeze(
+        self, api_key: str, user_id: str, memory_id: str, request: FreezeRequest | dict
+    ) -> MemoryOut:
+        return await self.gateway.freeze(await self._tenant(api_key), user_id, memory_id, request)
+
+    async def unfreeze(
+        self, api_key: str, user_id: str, memory_id: str, request: UnfreezeRequest | dict
+    ) -> MemoryOut:
+        return await self.gateway.unfreeze(await self._tenant(api_key), user_id, memory_id, request)
+
+    async def forget(
+        self, api_key: str, user_id: str, memory_id: str, request: ForgetRequest | dict | None = None
+    ) -> ForgetResult:
+        return await self.gateway.forget(await self._tenant(api_key), user_id, memory_id, request)
+
+    async def erase_user(
+        self, api_key: str, user_id: str, request: EraseRequest | dict | None = None
+    ) -> EraseResult:
+        return await self.gateway.erase_user(await self._tenant(api_key), user_id, request)
+
+    async def alerts(self, api_key: str, user_id: str, status: AlertFilter = "open") -> AlertList:
+        return await self.gateway.alerts(await self._tenant(api_key), user_id, status)
+
+    async def profile(self, api_key: str, user_id: str) -> Any:
+        return await self.gateway.profile(await self._tenant(api_key), user_id)
+
+    async def create_tenant(self, admin_key: str, request: CreateTenantRequest | dict) -> TenantCreated:
+        return await self.gateway.create_tenant(admin_key, request)
+
+
+def provision(settings: HermesSettings) -> None:
+    """Create what every replica shares, before any replica starts: the SQL schema (idempotent), the
+    embedder actor (model loaded), the vector-index actor (Milvus reachable) and the actor directory."""
+    from actors.directory import directory_actor
+    from actors.services import RemoteEmbedder, embedder_actor, index_actor
+    from actors.store.sql import MemoryStore
+
+    store = MemoryStore.from_settings(settings)
+    try:
+        store.create_schema()
+    finally:
+        store.dispose()
+    dim = RemoteEmbedder(embedder_actor(settings)).dim
+    ray.get(index_actor(settings, dim).__ray_ready__.remote())
+    ray.get(directory_actor(settings).__ray_ready__.remote())
+
+
+def build_app(settings: HermesSettings | None = None) -> Application:
+    settings = settings if settings is not None else HermesSettings()
+    # `serve build` binds without a cluster: the replicas then find or create the shared actors by name
+    if ray.is_initialized():
+        provision(settings)
+    return HermesMemory.bind(settings.model_dump_json())
+
+
+def app_builder(args: dict[str, Any]) -> Application:
+    """``serve run serve.app:app_builder key=value ...``: args override the HERMES_* settings."""
+    return build_app(HermesSettings(**args))
+
+
+def __getattr__(name: str) -> Application:
+    # `serve build` and config files can name `serve.app:app`; building it only when asked keeps the
+    # import side-effect free in every replica
+    if name == "app":
+        return app_builder({})
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

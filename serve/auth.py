@@ -1,0 +1,48 @@
+"""Who is calling: a tenant, by its API key (``X-API-Key``), or an operator, by the admin key
+(``X-Admin-Key``).
+
+Tenant keys are checked by ``MemoryStore.authenticate`` (hashed lookup, constant-time compare). The admin
+key comes from ``settings.admin_key``; when it is empty the admin endpoints are disabled for everyone.
+
+    HermesError (actors.errors)
+    ├── Unauthorized     no key, or a key no tenant owns (HTTP 401)
+    └── Forbidden        admin endpoints disabled, or a wrong admin key (HTTP 403)
+"""
+
+import asyncio
+import hmac
+
+from actors.errors import HermesError
+from actors.store.sql import MemoryStore
+
+#: keys longer than this are refused before any hashing or SQL
+MAX_KEY_CHARS = 256
+
+
+class Unauthorized(HermesError):
+    status_code = 401
+
+
+class Forbidden(HermesError):
+    status_code = 403
+
+
+class Authenticator:
+    def __init__(self, store: MemoryStore, admin_key: str):
+        self._store = store
+        self._admin_key = admin_key
+
+    async def tenant_for(self, api_key: str | None) -> str:
+        """The tenant owning ``api_key``; raises ``Unauthorized`` otherwise (without saying why)."""
+        if not api_key or len(api_key) > MAX_KEY_CHARS:
+            raise Unauthorized("missing or invalid API key (header X-API-Key)")
+        tenant_id = await asyncio.to_thread(self._store.authenticate, api_key)
+        if tenant_id is None:
+            raise Unauthorized("missing or invalid API key (header X-API-Key)")
+        return tenant_id
+
+    def check_admin(self, admin_key: str | None) -> None:
+        if not self._admin_key:
+            raise Forbidden("admin endpoints are disabled (set HERMES_ADMIN_KEY to enable them)")
+        if not admin_key or not hmac.compare_digest(admin_key.encode(), self._admin_key.encode()):
+            raise Forbidden("invalid admin key (header X-Admin-Key)")

@@ -1,0 +1,1 @@
+"""The HTTP routes, one router per area; ``serve.app`` mounts them on the FastAPI ingress."""

@@ -1,0 +1,16 @@
+"""Alerts raised by the gates for review (freeze conflicts, full core, contradictions)."""
+
+from fastapi import APIRouter
+
+from schemas.api import AlertList
+from serve.gateway import AlertFilter
+from serve.routes.deps import GatewayDep, TenantDep, UserIdPath
+
+router = APIRouter(prefix="/v1/users/{user_id}", tags=["alerts"])
+
+
+@router.get("/alerts", summary="A user's alerts (open by default)")
+async def alerts(
+    user_id: UserIdPath, tenant: TenantDep, gateway: GatewayDep, status: AlertFilter = "open"
+) -> AlertList:
+    return await gateway.alerts(tenant, user_id, status)

@@ -1,0 +1,39 @@
+"""The dependencies every route takes, as ``Annotated`` aliases: the replica's gateway, the caller's tenant
+(from ``X-API-Key``), the admin key, validated path ids, and the optional ``Idempotency-Key``."""
+
+from typing import Annotated
+
+from fastapi import Depends, Header, Path
+
+from schemas.ids import USER_ID_PATTERN, MemoryId, UserId
+from serve.gateway import Gateway
+
+
+def current_gateway() -> Gateway:
+    """The gateway of the Serve replica handling this request (replaced in tests without Serve)."""
+    from ray import serve
+
+    return serve.get_replica_context().servable_object.gateway
+
+
+GatewayDep = Annotated[Gateway, Depends(current_gateway)]
+
+
+async def tenant_from_api_key(
+    gateway: GatewayDep, api_key: Annotated[str | None, Header(alias="X-API-Key")] = None
+) -> str:
+    return await gateway.auth.tenant_for(api_key)
+
+
+TenantDep = Annotated[str, Depends(tenant_from_api_key)]
+AdminKeyDep = Annotated[str | None, Header(alias="X-Admin-Key")]
+UserIdPath = Annotated[UserId, Path(description="the user, unique within the caller's tenant")]
+MemoryIdPath = Annotated[MemoryId, Path(description="m_ followed by 32 hex digits")]
+IdempotencyKeyDep = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        pattern=USER_ID_PATTERN,
+        description="a write resent with the same key returns the first result, it is not applied twice",
+    ),
+]
