@@ -328,6 +328,7 @@ class GateEngine:
         before = item.snapshot()
         item.content = cand.content
         item.content_hash = content_hash(cand.content)
+        item.embedding = None  # the new content is embedded before the commit
         item.value = cand.value
         item.polarity = cand.polarity
         item.source_dialog_ids = list(cand.dialog_ids)

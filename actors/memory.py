@@ -101,6 +101,9 @@ class MemoryItem:
     conflicts_with: list[str] = field(default_factory=list)
     complements: list[str] = field(default_factory=list)
     merged_from: list[str] = field(default_factory=list)
+    #: the content's embedding (float32 bytes): SQL keeps it so the vector index can be rebuilt without
+    #: re-embedding, and the user's actor can find near-duplicates without a round trip
+    embedding: bytes | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not self.content_hash:

@@ -161,7 +161,7 @@ class UserMemoryService:
         self._fill_missing_embeddings(changes.upserted.values())
         with span("sql.commit", items=len(changes.upserted), events=len(changes.events)):
             try:
-                self.store.commit(changes, **kwargs)
+                self.store.commit(changes, tenant_id=self.tenant_id, user_id=self.user_id, **kwargs)
             except HermesError:
                 self.engine = self._load()  # the in-memory decision was not stored: forget it
                 raise

@@ -226,6 +226,14 @@ class MemoryStore:
         query = query.order_by(MemoryItemRow.archived_at.desc().nulls_last(), MemoryItemRow.memory_id)
         return self._items("find_archived", query.limit(limit))
 
+    def archived_ids(self, tenant_id: str, user_id: str) -> list[str]:
+        """Ids of the user's archived items: they stay in the vector index for the archive route."""
+        query = select(MemoryItemRow.memory_id).where(
+            *_user_scope(tenant_id, user_id), MemoryItemRow.layer == Layer.ARCHIVE
+        )
+        with self._reading("archived_ids") as session:
+            return list(session.scalars(query))
+
     def users(self, tenant_id: str) -> list[str]:
         """Users of the tenant that have at least one stored item."""
         query = (
