@@ -60,18 +60,8 @@ def counter_factory(state_dir: str, tenant_id: str, user_id: str, settings: Herm
     )
 
 
-@pytest.fixture(scope="module")
-def ray_cluster():
-    started_here = not ray.is_initialized()
-    if started_here:
-        ray.init(num_cpus=2, include_dashboard=False, namespace="hermes-test")
-    yield
-    if started_here:
-        ray.shutdown()
-
-
 @pytest.fixture
-def make_directory(ray_cluster, tmp_path):
+def make_directory(ray_session, tmp_path):
     created = []
 
     def make(**overrides):
