@@ -29,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     except (HermesError, InvalidIdentifier) as exc:
         print(f"hermes-memory: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("hermes-memory: interrupted", file=sys.stderr)
+        return 130
 
 
 def _settings(args: argparse.Namespace) -> HermesSettings:

@@ -121,15 +121,25 @@ class LocalStack:
         if self._milvus is not None:
             milvus, self._milvus = self._milvus, None
             _best_effort(milvus.stop)
+        if self._store is not None:
+            store, self._store = self._store, None
+            _best_effort(store.dispose)
 
     def ensure_demo_tenant(self) -> str | None:
-        """Create the ``demo`` tenant on first start; returns its new API key, or None if it already existed.
+        """Give the ``demo`` tenant a key in ``demo.key`` (mode 600); returns the key when it is new.
 
-        The key is written to ``demo.key`` (mode 600) before it is returned, so it is never only on a screen.
+        Keys are stored hashed, so a tenant whose key file is missing or stale (say the SQL database was
+        replaced) gets a rotated key rather than an unusable one. The file is written before the key is
+        returned, so it never exists only on a screen.
         """
-        if self.paths.demo_key_file.exists():
+        store = self._store
+        known = self.paths.demo_key_file.read_text().strip() if self.paths.demo_key_file.exists() else ""
+        if known and store.authenticate(known) == DEMO_TENANT:
             return None
-        key = self._store.create_tenant(DEMO_TENANT, "Demo tenant")
+        if DEMO_TENANT in store.tenant_ids():
+            key = store.rotate_key(DEMO_TENANT)
+        else:
+            key = store.create_tenant(DEMO_TENANT, "Demo tenant")
         _write_private(self.paths.demo_key_file, key + "\n")
         return key
 
@@ -174,24 +184,27 @@ class LocalStack:
 def serve_until_signalled(stack: LocalStack, on_ready: Callable[[], None]) -> None:
     """Start the stack, run ``on_ready``, block until SIGINT/SIGTERM, then stop everything.
 
-    Our handlers go in after ``ray.init``, which installs its own SIGTERM handler (``sys.exit``); a signal
-    during start-up therefore still unwinds through ``stop`` via SystemExit/KeyboardInterrupt.
+    The pid file is written first, so ``down`` can stop a stack that is still starting. A signal during
+    start-up raises (KeyboardInterrupt, or SystemExit from the SIGTERM handler ``ray.init`` installs) and
+    ``start`` unwinds what it began; once running, a signal only ends the wait, so shutdown is never cut short.
     """
-    stopping = threading.Event()
-    stack.start()
+    _write_pid(stack.paths.pid_file)
     try:
-        previous = {sig: signal.signal(sig, lambda *_: stopping.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
-        try:
-            _write_pid(stack.paths.pid_file)
-            on_ready()
-            while not stopping.wait(timeout=1.0):
-                pass
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+        signal.signal(signal.SIGTERM, _exit_on_signal)
+        stack.start()
+        stopping = threading.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stopping.set())
+        on_ready()
+        while not stopping.wait(timeout=1.0):
+            pass
     finally:
         stack.stop()
         _remove_own_pid(stack.paths.pid_file)
+
+
+def _exit_on_signal(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def running_pid(paths: StackPaths) -> int | None:
@@ -322,6 +335,7 @@ def _write_private(path: Path, text: str) -> None:
 
 
 def _write_pid(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"{os.getpid()}\n")
 
 

@@ -152,18 +152,27 @@ def sql_store(stack_settings):
 
 @pytest.fixture(scope="session")
 def serve_app(ray_session, stack_settings, sql_store) -> Iterator[str]:
-    """The whole app under Ray Serve on a free loopback port; yields its base URL."""
+    """The whole app under Ray Serve on a free loopback port; yields its base URL.
+
+    Serve is one per cluster: if a module fixture already started it, the app joins that instance's port.
+    """
     from ray import serve
+    from ray.serve.context import _get_global_client
 
     from serve.app import build_app
 
-    port = free_port()
-    serve.start(http_options={"host": "127.0.0.1", "port": port})
+    started_here = _get_global_client(raise_if_no_controller_running=False) is None
+    if started_here:
+        serve.start(http_options={"host": "127.0.0.1", "port": free_port()})
+    port = _get_global_client().http_config.port
     try:
         serve.run(build_app(stack_settings), name="hermes", route_prefix="/")
         yield f"http://127.0.0.1:{port}"
     finally:
-        serve.shutdown()
+        if started_here:
+            serve.shutdown()
+        else:
+            serve.delete("hermes")
 
 
 @pytest.fixture
