@@ -1,0 +1,260 @@
+"""Rule-based extraction of memory candidates from a user's turn, Chinese and English, with no model and no
+network (SPEC §6). The gate decides what to keep; extraction only proposes.
+
+Pipeline for one turn:
+
+1. only ``role == "user"`` speaks for the user; assistant text never becomes memory;
+2. ``neutralize_injection`` strips invisible characters; a turn that tries to instruct a future prompt is
+   refused outright; ``redact`` then removes secrets and identifiers, so no candidate can carry one;
+3. small talk ("hi", "thanks", 哈哈) and questions give nothing;
+4. each sentence is cut into clauses (``extraction_segments``) and every clause goes through the rule books
+   (``extraction_{en,zh}_{facts,tastes}``) — declared facts, style, temporary states, tastes, plans, lessons;
+5. a first-person, informative clause that no rule reads becomes a low-value EVENT/FACT with no slot, so
+   ordinary conversation ("I went to a support group yesterday") is remembered too, below the threshold;
+6. sentence markers adjust each finding: hedges lower confidence (and cancel corrections), corrections and
+   change verbs set ``is_correction``, "remember this" forces the write.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal, Protocol
+
+from actors import extraction_en_facts, extraction_en_tastes, extraction_zh_facts, extraction_zh_tastes
+from actors.extraction_lexicon import canonical_place, is_city, normalize_value, occupation_of
+from actors.extraction_rules import Finding, fact, object_phrase
+from actors.extraction_segments import Clause, Sentence, segment
+from actors.memory import Candidate, utcnow
+from actors.redaction import neutralize_injection, redact
+from actors.scoring import content_units, write_score
+from schemas.enums import Kind, Source
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    text: str
+    session_id: str
+    dialog_id: str
+    role: Literal["user", "assistant"] = "user"
+    at: datetime = field(default_factory=utcnow)
+
+
+class Extractor(Protocol):
+    def extract(self, turn: Turn) -> list[Candidate]: ...
+
+
+_EN_BOOKS = (extraction_en_facts.book, extraction_en_tastes.book)
+_ZH_BOOKS = (extraction_zh_facts.book, extraction_zh_tastes.book, *_EN_BOOKS)
+
+#: a clause longer than this is no simple statement; rules read only its head (bounds regex work)
+MAX_PROBE_CHARS = 400
+MAX_CONTENT_CHARS = 500
+MAX_CANDIDATES_PER_TURN = 24
+HEDGE_CONFIDENCE_FACTOR = 0.6
+FORCED_IMPORTANCE = 0.9
+GENERIC_IMPORTANCE = 0.35
+GENERIC_CONFIDENCE = 0.6
+
+_SMALL_TALK = re.compile(
+    r"^(?:(?:hi|hello|hey|yo|thanks|thank you|thx|ty|ok|okay|k|sure|cool|great|nice|lol|lmao|haha+|hehe|bye|"
+    r"goodbye|see you|see ya|good (?:morning|night|evening|afternoon)|yes|no|yep|nope|yeah|yup|wow|awesome|got it|"
+    r"sounds good|np|no problem|you're welcome|how are you|what's up|sup|alright|right|indeed|exactly|agreed|"
+    r"same|me too|you too|cheers|welcome|hmm+|uh huh|oh|ah|aha)[\s,!.?~]*)+$|"
+    r"^(?:(?:你好|您好|嗨|哈+|呵+|嘿+|谢谢|多谢|感谢|好的|好|嗯+|哦+|噢|喔|行|可以|拜拜|再见|早上好|早安|晚安|午安|收到|"
+    r"明白|了解|没问题|对|是的|不客气|在吗|ok|okk*)[啊呀哦吧了呢啦嘛！!。.~～，,\s]*)+$",
+    re.IGNORECASE,
+)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b|我|咱", re.IGNORECASE)
+_REQUEST = re.compile(
+    r"^(?:please|pls|help|tell|give|show|write|make|find|recommend|suggest|explain|translate|summari[sz]e|list|"
+    r"let's|can|could|would|will|remind|check|look|search|book|order|send|create|draft|compose|fix|imagine)\b|"
+    r"^(?:帮我|请|给我|你|麻烦|能不能|可以|能否|能帮|替我|告诉我|推荐)",
+    re.IGNORECASE,
+)
+_PAST = re.compile(
+    r"\b(?:yesterday|last|ago|went|did|was|were|had|just|recently|this morning|earlier|finally|\w{3,}ed)\b|"
+    r"昨天|上周|上个月|刚才|之前|去年|前几天|前天|刚刚|[了过]",
+    re.IGNORECASE,
+)
+_CONTRAST = re.compile(
+    r"\bnot\s+(?!only\b|just\b)(?:in\s+|at\s+|an?\s+|the\s+)?(?P<old>[\w' -]{1,40}?)\s*,?\s+but\s+(?:rather\s+)?"
+    r"(?:in\s+|at\s+|an?\s+|the\s+)?(?P<new>[\w' -]{1,40})|"
+    r"不是(?P<old_zh>[^，,。]{1,15}?)[，,]?\s*(?:而)?是(?P<new_zh>[^，,。]{1,15})",
+    re.IGNORECASE,
+)
+_SLOT_HINTS = (
+    (re.compile(r"\b(?:live|living|lives|moved|move|based|reside)\b|住|搬|定居", re.I), "basic.residence"),
+    (re.compile(r"allerg|过敏", re.I), "basic.allergy"),
+    (re.compile(r"\bname\b|\bcalled\b|名字|我叫", re.I), "basic.name"),
+    (re.compile(r"\bwork(?:s|ing)? as\b|\bjob\b|occupation|profession|职业|是一名", re.I), "basic.occupation"),
+    (re.compile(r"\bwork(?:s|ing)? (?:at|for)\b|\bemployer\b|\bcompany\b|公司|上班", re.I), "basic.employer"),
+    (re.compile(r"\bfrom\b|hometown|老家|家乡|来自", re.I), "basic.hometown"),
+)
+
+
+def is_small_talk(text: str) -> bool:
+    return bool(_SMALL_TALK.match(text.strip()))
+
+
+def _slot_value(slot: str | None, raw: str, zh: bool) -> str:
+    phrase = object_phrase(raw, zh)
+    if slot in ("basic.residence", "basic.hometown"):
+        return canonical_place(phrase)
+    if slot == "basic.occupation":
+        return occupation_of(phrase) or normalize_value(phrase)
+    return normalize_value(phrase)
+
+
+def _corrected_value(sentence: str, new: str, zh: bool) -> Finding | None:
+    """The finding for the new value of a correction that names no verb of its own ("不是杭州，是苏州")."""
+    slot = next((s for pattern, s in _SLOT_HINTS if pattern.search(sentence)), None)
+    if slot is None:
+        if is_city(canonical_place(object_phrase(new, zh))):
+            slot = "basic.residence"
+        elif occupation_of(object_phrase(new, zh)):
+            slot = "basic.occupation"
+    value = _slot_value(slot, new, zh)
+    if not value:
+        return None
+    if slot is None:
+        return Finding(slot=None, kind=Kind.FACT, value=value, importance=0.5, change=True)
+    return fact(slot, value, change=True)
+
+
+def _is_bare_value(clause: Clause) -> bool:
+    """ "I meant Suzhou" / "我是说苏州": after the marker only a short noun phrase is left."""
+    probe = clause.probe
+    if _FIRST_PERSON.search(probe):
+        return False
+    return len(probe) <= 8 if clause.zh else len(probe.split()) <= 3
+
+
+def _contrast(sentence: Sentence) -> Finding | None:
+    m = _CONTRAST.search(sentence.text)
+    if not m:
+        return None
+    zh = m["new_zh"] is not None
+    return _corrected_value(sentence.text, m["new_zh"] if zh else m["new"], zh)
+
+
+def _generic(clause: Clause) -> Finding | None:
+    """Ordinary first-person content no rule reads: remembered, but as a low-value point."""
+    probe = clause.probe
+    if is_small_talk(probe) or _REQUEST.match(probe) or not _FIRST_PERSON.search(probe):
+        return None
+    units = content_units(probe)
+    cjk = sum(1 for u in units if "\u3400" <= u[0] <= "\u9fff")
+    if (len(units) - cjk) + cjk / 2 < 3:
+        return None
+    kind = Kind.EVENT if _PAST.search(probe) else Kind.FACT
+    return Finding(slot=None, kind=kind, value=None, importance=GENERIC_IMPORTANCE, confidence=GENERIC_CONFIDENCE)
+
+
+def _match(clause: Clause) -> list[Finding]:
+    probe = clause.probe[:MAX_PROBE_CHARS]
+    for book in _ZH_BOOKS if clause.zh else _EN_BOOKS:
+        found = book.match(probe)
+        if found:
+            return found
+    generic = _generic(clause)
+    return [generic] if generic else []
+
+
+def _content(clause_text: str, finding: Finding) -> str:
+    if finding.swap and finding.swap[0] in clause_text:
+        old, new = finding.swap
+        return " ".join(clause_text.replace(old, new, 1).split())
+    return clause_text
+
+
+def _read(sentence: Sentence, forced: bool, correction: bool) -> list[tuple[Finding, str]]:
+    """Every finding of one sentence, each with the words it came from."""
+    if sentence.question or not sentence.text:
+        return []
+    contrast = _contrast(sentence)
+    if contrast:
+        return [(contrast, sentence.text)]
+    found = [(f, _content(c.text, f)) for c in sentence.clauses for f in _match(c)]
+    if len(found) == 1 and not found[0][0].swap:
+        found = [(found[0][0], sentence.text)]
+    if not found and correction and len(sentence.clauses) == 1 and _is_bare_value(sentence.clauses[0]):
+        corrected = _corrected_value(sentence.text, sentence.clauses[0].probe, sentence.clauses[0].zh)
+        if corrected and corrected.slot:
+            found = [(corrected, sentence.text)]
+    if not found and forced and not is_small_talk(sentence.text):
+        kind = Kind.EVENT if _PAST.search(sentence.text) else Kind.FACT
+        found = [(Finding(slot=None, kind=kind, value=None, importance=FORCED_IMPORTANCE), sentence.text)]
+    return found
+
+
+def _trimmed(text: str) -> str:
+    text = text.strip(" ,，;；")
+    if len(text) > MAX_CONTENT_CHARS:
+        cut = text[:MAX_CONTENT_CHARS]
+        text = cut.rsplit(" ", 1)[0] if " " in cut[MAX_CONTENT_CHARS // 2 :] else cut
+    # re-redact after cutting: a cut inside a long digit run can leave a new card-shaped stretch
+    return redact(text).text
+
+
+class RuleExtractor:
+    """The rule-based extractor: deterministic, no LLM, no network; safe on any input text."""
+
+    def extract(self, turn: Turn) -> list[Candidate]:
+        if turn.role != "user":
+            return []
+        neutral = neutralize_injection(turn.text)
+        if neutral.flagged:
+            return []
+        text = redact(neutral.text).text
+        if is_small_talk(text):
+            return []
+        candidates: list[Candidate] = []
+        seen: set[tuple[str, str | None, str]] = set()
+        carry_forced = carry_correction = False
+        for sentence in segment(text):
+            forced = sentence.forced or carry_forced
+            correction = sentence.correction or carry_correction
+            found = _read(sentence, forced, correction)
+            # a marker-only sentence ("Remember this." / "更正一下。") speaks for the sentence after it
+            carry_forced = forced and not found and not sentence.text
+            carry_correction = correction and not found and not sentence.question
+            for finding, words in found:
+                candidate = self._candidate(turn, finding, _trimmed(words), sentence.hedged, forced, correction)
+                key = (candidate.slot or "", candidate.value, candidate.polarity.value)
+                if candidate.slot is None:
+                    key = ("", candidate.content.casefold(), "")
+                if candidate.content and key not in seen:
+                    seen.add(key)
+                    candidates.append(candidate)
+        if len(candidates) > MAX_CANDIDATES_PER_TURN:
+            keep = sorted(candidates, key=lambda c: c.write_score, reverse=True)[:MAX_CANDIDATES_PER_TURN]
+            candidates = [c for c in candidates if any(c is k for k in keep)]
+        return candidates
+
+    @staticmethod
+    def _candidate(
+        turn: Turn, finding: Finding, content: str, hedged: bool, forced: bool, correction: bool
+    ) -> Candidate:
+        temporary = finding.kind is Kind.STATE
+        importance = max(finding.importance, FORCED_IMPORTANCE) if forced else finding.importance
+        confidence = finding.confidence * (HEDGE_CONFIDENCE_FACTOR if hedged else 1.0)
+        value = redact(finding.value).text if finding.value else None
+        kind = finding.kind
+        return Candidate(
+            content=content,
+            kind=kind,
+            session_id=turn.session_id,
+            dialog_ids=[turn.dialog_id],
+            polarity=finding.polarity,
+            slot=finding.slot,
+            value=value,
+            importance=round(importance, 3),
+            confidence=round(confidence, 3),
+            source=Source.INFERRED if hedged or finding.inferred else Source.USER_DECLARED,
+            is_correction=(correction or finding.change) and finding.slot is not None and not hedged and not temporary,
+            forced=forced,
+            observed_at=turn.at,
+            write_score=write_score(content, kind, slot=finding.slot, forced=forced),
+        )

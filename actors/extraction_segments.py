@@ -1,0 +1,170 @@
+"""Cutting a user turn into sentences and clauses, and reading the markers that change what a clause means.
+
+A turn may say several things ("I live in Hangzhou and I'm allergic to peanuts"): each clause is matched on
+its own. Some markers belong to the whole sentence rather than to one clause:
+
+* *forced* — "remember this: …", 记住…, 帮我记一下… (the trigger is cut off the content);
+* *correction* — "actually …", "I meant …", 其实…, 更正一下…, "Y, not X";
+* *hedge* — "I think …", "maybe", 我觉得…, 可能… (lower confidence, never a correction);
+* *question* — questions the user asks are not memories.
+
+Chinese drops the subject freely ("其实我搬家了，现在住苏州"), so a Chinese clause may match without 我;
+an English clause that starts with a bare verb after "and"/"but" inherits the "I" of its sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from actors.extraction_lexicon import CJK
+
+
+@dataclass(slots=True)
+class Clause:
+    #: the user's words (quotes straightened, spaces collapsed): what a candidate's content is cut from
+    text: str
+    #: what rules match against: leading discourse markers and hedges removed, an inherited "I " prepended
+    probe: str
+    zh: bool
+
+
+@dataclass(slots=True)
+class Sentence:
+    text: str
+    clauses: list[Clause] = field(default_factory=list)
+    forced: bool = False
+    correction: bool = False
+    hedged: bool = False
+    question: bool = False
+
+
+_QUOTES = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"'})
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[!?])(?=[^\s!?.])|[。！？；;\n]+|(?:\.{3}|…+)\s*")
+
+_FORCED_EN = re.compile(
+    r"^(?:(?:hey|ok|okay|also|and|oh|so|please|pls|btw|by the way)[,\s]+)*"
+    r"(?:can you |could you |would you |will you |you should |make sure (?:to |you )?)?(?:please\s+)?"
+    r"(?:remember|don't forget|do not forget|keep in mind|make a note|note down|take note|save this|memorize|"
+    r"store this)\b(?!\s+(?:when|how|what|where|who|why|the time|me|us|him|her|them)\b)"
+    r"(?:\s*(?:this|that|it|the following|for me|for later))*\s*(?:[:：,，\-—]\s*|\s+that\s+|[.!。！]*$|\s+)",
+    re.IGNORECASE,
+)
+_FORCED_ZH = re.compile(
+    r"^(?:请|麻烦你?|你|帮我|一定要|务必|千万)*"
+    r"(?:记住|记一下|记下来|记下|记好|牢记|别忘了|不要忘了|别忘记|帮我记一下|帮我记住|记着)了?"
+    r"(?:这个|这件事|这一点|一点|哦|啊|哈|喔)?\s*[:：，,。!！]?\s*"
+)
+_CORRECTION_PREFIX = re.compile(
+    r"^(?:(?:oh|oops|sorry|no|wait|well|hmm)[,!.\s]+)*"
+    r"(?:actually|in fact|correction|to correct (?:that|myself)|let me correct (?:that|myself)|i meant|"
+    r"no wait|wait no|scratch that|to be precise)\b[,:]?\s*|"
+    r"^(?:其实|更正一下|更正|纠正一下|纠正|说错了|我说错了|不对|搞错了|我是说|准确地说|确切地说)[，,：:\s]*",
+    re.IGNORECASE,
+)
+_CORRECTION_ANYWHERE = re.compile(
+    r"\b(?:actually|in fact|i meant|no longer)\b|,\s*not\s+\w|\bnot\s+[\w' -]{1,40}?\s*,?\s+but\s+|"
+    r"其实|更正|纠正|说错了|不是[^，,。]{1,15}?[，,]?\s*(?:而)?是|搬家了|搬到|搬去|改成",
+    re.IGNORECASE,
+)
+_HEDGE = re.compile(
+    r"\b(?:i think|i guess|i believe|i suppose|i feel like|maybe|perhaps|probably|possibly|might|not sure|"
+    r"not certain|kind of|sort of)\b|我觉得|我感觉|可能|好像|也许|大概|或许|似乎|应该是|不太确定|不确定|估计|说不定",
+    re.IGNORECASE,
+)
+_HEDGE_PREFIX = re.compile(
+    r"^(?:i think|i guess|i believe|i suppose|i feel like|maybe|perhaps|probably)(?:\s+that)?[,\s]+|"
+    r"^(?:我觉得|我感觉|我估计|可能|好像|也许|大概|或许)[，,\s]*",
+    re.IGNORECASE,
+)
+_DISCOURSE_ZH = re.compile(r"^(?:嗯+|哦+|啊+|对了|另外|而且|还有|然后|不过|但是|所以|就是|反正|话说)[，,\s]*")
+_DISCOURSE_EN = re.compile(r"^(?:(?:and|but|so|also|oh|well|btw|by the way|plus|anyway|yeah|um|uh)\b[,\s]*)+", re.I)
+
+_QUESTION_EN = re.compile(
+    r"^(?:(?:do|does|did|can|could|would|will|are|is|was|should|shall|may|have|has|am)\s+"
+    r"(?:you|it|there|we|they|he|she|i|this|that)\b|(?:what|how|why|when|where|who|which|whose)\s+"
+    r"(?:is|are|was|were|'s|do|does|did|can|could|should|would|will|about|if|kind|time)\b|"
+    r"(?:what|how|why)'s\b)",
+    re.IGNORECASE,
+)
+_QUESTION_ZH = re.compile(r"(?:吗|么|嘛)$|^(?:请问|你|为什么|怎么|什么|哪|谁|能不能|可不可以|是不是|有没有)")
+
+_CLAUSE_SPLIT_EN = re.compile(
+    r"\s*;\s*|"
+    r",?\s+(?:and|but|so|although|though|while|whereas|because|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|our)\b)|"
+    r",\s+(?=(?:i|i'm|i've|i'd|i'll|my|also|not|but|and)\b)|"
+    r"\s+(?:and|but)\s+(?=(?:hate|dislike|don't|do not|love|like|prefer|enjoy|can't|am|have|live|work)\b)|"
+    r"\s+[-—–]+\s+",
+    re.IGNORECASE,
+)
+_CLAUSE_SPLIT_ZH = re.compile(r"\s*[，,]\s*")
+_BARE_VERB_EN = re.compile(r"^(?:hate|dislike|don't|do not|love|like|prefer|enjoy|can't|am|have|live|work)\b", re.I)
+
+
+def _split_sentences(text: str) -> list[str]:
+    parts = _SENTENCE_END.split(text)
+    return [p.strip() for p in parts if p and p.strip(" \t\"'()[]-—")]
+
+
+def strip_forced(text: str) -> tuple[str, bool]:
+    for pattern in (_FORCED_EN, _FORCED_ZH):
+        m = pattern.match(text)
+        if m:
+            return text[m.end() :].strip(), True
+    return text, False
+
+
+def is_question(text: str, zh: bool) -> bool:
+    body = text.rstrip(" .。!！~～")
+    if body.endswith(("?", "？")):
+        return True
+    if zh:
+        return bool(_QUESTION_ZH.search(body))
+    return bool(_QUESTION_EN.match(body))
+
+
+def _clauses(sentence: str) -> list[Clause]:
+    zh = bool(CJK.search(sentence))
+    pieces = _CLAUSE_SPLIT_ZH.split(sentence) if zh else _CLAUSE_SPLIT_EN.split(sentence)
+    clauses: list[Clause] = []
+    for index, piece in enumerate(pieces):
+        text = piece.strip(" ,，.。")
+        if not text:
+            continue
+        probe = text
+        for _ in range(3):  # markers stack: "oh, actually, I think …"
+            before = probe
+            probe = _DISCOURSE_EN.sub("", probe)
+            probe = _DISCOURSE_ZH.sub("", probe)
+            probe = _CORRECTION_PREFIX.sub("", probe)
+            probe = _HEDGE_PREFIX.sub("", probe)
+            if probe == before:
+                break
+        if not zh and index > 0 and _BARE_VERB_EN.match(probe):
+            probe = "I " + probe
+        if probe:
+            clauses.append(Clause(text=text, probe=probe, zh=bool(CJK.search(text))))
+    return clauses
+
+
+def segment(text: str) -> list[Sentence]:
+    """The sentences of a (redacted) turn, each with its clauses and sentence-level markers."""
+    text = re.sub(r"[ \t]+", " ", text.translate(_QUOTES))
+    sentences: list[Sentence] = []
+    for raw in _split_sentences(text):
+        body, forced = strip_forced(" ".join(raw.split()))
+        zh = bool(CJK.search(body))
+        question = bool(body) and is_question(body, zh) and not forced
+        if forced:
+            body = body.rstrip("?？ ")
+        sentences.append(
+            Sentence(
+                text=body,
+                clauses=_clauses(body) if body and not question else [],
+                forced=forced,
+                correction=bool(_CORRECTION_PREFIX.match(body) or _CORRECTION_ANYWHERE.search(body)),
+                hedged=bool(_HEDGE.search(body)),
+                question=question,
+            )
+        )
+    return sentences
