@@ -1,0 +1,101 @@
+"""End to end through the whole local stack (Serve → directory → user actor → SQL + embedder actor + index
+actor → milvus-lite server): the README walk-through, inspection, forgetting, tenant isolation, the Python
+client and the deployment handle."""
+
+import pytest
+import ray
+
+from actors.directory import user_actor_name
+from schemas.api import WriteTurnsRequest
+from serve.client import HermesClient, HermesHTTPError
+
+pytestmark = [pytest.mark.stack, pytest.mark.slow]
+
+
+def tenant_of(api_key: str) -> str:
+    return api_key.removeprefix("hm_").rpartition("_")[0]
+
+
+def say(http, key: str, user: str, session: str, *texts: str) -> dict:
+    turns = [{"role": "user", "text": text, "dialog_id": f"{session}-d{i}"} for i, text in enumerate(texts)]
+    response = http.post(
+        f"/v1/users/{user}/turns", json={"session_id": session, "turns": turns}, headers={"X-API-Key": key}
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_write_recall_session_walkthrough(http, tenant_key):
+    headers = {"X-API-Key": tenant_key}
+    written = say(http, tenant_key, "alice", "s1", "I'm allergic to peanuts", "I live in Hangzhou")
+    assert written["user_id"] == "alice" and written["outcomes"]
+
+    recalled = http.post("/v1/users/alice/recall", json={"query": "peanut allergy"}, headers=headers)
+    assert recalled.status_code == 200, recalled.text
+    hits = recalled.json()["hits"]
+    assert any("peanut" in hit["memory"]["content"].lower() for hit in hits)
+    assert all(hit["memory"]["source_dialog_ids"] for hit in hits)
+
+    first = http.post("/v1/users/alice/sessions", json={"session_id": "s2"}, headers=headers)
+    assert first.status_code == 200, first.text
+    say(http, tenant_key, "alice", "s2", "I love jasmine tea")
+    again = http.post("/v1/users/alice/sessions", json={"session_id": "s2"}, headers=headers)
+    assert again.json()["text"] == first.json()["text"]  # frozen for the session
+
+
+def test_inspect_forget_and_erase(http, tenant_key):
+    headers = {"X-API-Key": tenant_key}
+    say(http, tenant_key, "bob", "s1", "I'm allergic to shrimp", "I work as a nurse")
+    listed = http.get("/v1/users/bob/memories", headers=headers).json()
+    assert listed["total"] >= 2 and len(listed["items"]) == listed["total"]
+    memory_id = listed["items"][0]["memory_id"]
+
+    detail = http.get(f"/v1/users/bob/memories/{memory_id}", headers=headers).json()
+    assert detail["memory"]["memory_id"] == memory_id and detail["audit"]
+
+    assert http.delete(f"/v1/users/bob/memories/{memory_id}", headers=headers).json()["forgotten"] is True
+    assert http.get(f"/v1/users/bob/memories/{memory_id}", headers=headers).status_code == 404
+
+    erased = http.delete("/v1/users/bob", headers=headers).json()
+    assert erased["items_removed"] == listed["total"] - 1
+    assert http.get("/v1/users/bob/memories", headers=headers).json()["total"] == 0
+
+
+def test_tenants_never_see_each_other(http, tenant_key, sql_store):
+    other_key = sql_store.create_tenant(f"{tenant_of(tenant_key)}_b")
+    say(http, tenant_key, "carol", "s1", "I'm allergic to peanuts")
+    response = http.post(
+        "/v1/users/carol/recall", json={"query": "peanut allergy"}, headers={"X-API-Key": other_key}
+    )
+    assert response.status_code == 200 and response.json()["hits"] == []
+    assert http.get("/v1/users/carol/memories", headers={"X-API-Key": other_key}).json()["total"] == 0
+    mine = http.get("/v1/users/carol/memories", headers={"X-API-Key": tenant_key}).json()["items"][0]
+    stolen = http.get(f"/v1/users/carol/memories/{mine['memory_id']}", headers={"X-API-Key": other_key})
+    assert stolen.status_code == 404
+
+
+def test_user_actor_stays_lean(http, tenant_key, stack_settings):
+    say(http, tenant_key, "dave", "s1", "I live in Suzhou")
+    actor = ray.get_actor(user_actor_name(tenant_of(tenant_key), "dave"), namespace=stack_settings.namespace)
+    status = ray.get(actor.status.remote())
+    assert status["heavy_modules"] == [] and status["calls"] >= 1
+
+
+def test_python_client_and_deployment_handle(serve_app, tenant_key):
+    from ray import serve
+
+    with HermesClient(serve_app, tenant_key) as client:
+        body = {"session_id": "s1", "turns": [{"text": "I prefer short answers", "dialog_id": "d1"}]}
+        first = client.write_turns("erin", body, idempotency_key="erin-1")
+        assert client.write_turns("erin", body, idempotency_key="erin-1") == first  # not applied twice
+        with pytest.raises(HermesHTTPError) as caught:
+            client.get_memory("erin", "m_" + "0" * 32)
+        assert caught.value.status == 404
+
+    handle = serve.get_app_handle("hermes")
+    request = WriteTurnsRequest.model_validate(
+        {"session_id": "s9", "turns": [{"text": "I have a cat named Miso", "dialog_id": "d9"}]}
+    )
+    result = handle.write_turns.remote(tenant_key, "erin", request).result()
+    listed = handle.list_memories.remote(tenant_key, "erin").result()
+    assert {o.memory_id for o in result.outcomes} <= {item.memory_id for item in listed.items}
