@@ -185,12 +185,13 @@ class MilvusLiteServer:
     def stop(self, timeout: float = 15.0) -> None:
         if self._process is None:
             return
+        pid = self._process.pid
         if self._process.poll() is None:
-            _terminate(self._process.pid, lambda: self._process.poll() is None, timeout)
+            _terminate(pid, lambda: self._process.poll() is None, timeout)
         self._process.wait()
         self._process = None
         record = read_pidfile(self.pidfile)
-        if record is not None and record.data_dir == str(self.data_dir):
+        if record is not None and record.pid == pid:
             self.pidfile.unlink(missing_ok=True)
 
     def __enter__(self) -> "MilvusLiteServer":
