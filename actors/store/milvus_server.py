@@ -90,6 +90,16 @@ def _is_our_server(pid: int, data_dir: str) -> bool:
     return any(b"milvus-lite" in arg for arg in argv) and data_dir.encode() in argv
 
 
+def _has_exited(pid: int) -> bool:
+    """Gone, or a zombie: its exit has finished, so its files (and the data dir lock) are closed. A process
+    still exiting has already lost its cmdline, which is why ``_is_our_server`` cannot tell this."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state in {"Z", "X"}
+
+
 def _terminate(pid: int, is_alive, timeout: float) -> None:
     """SIGINT first (milvus-lite then drains requests and releases its data dir), SIGKILL as a last resort."""
     for sig, wait in ((signal.SIGINT, timeout), (signal.SIGKILL, 5.0)):
@@ -109,7 +119,7 @@ def stop_pidfile(pidfile: Path, timeout: float = 15.0) -> bool:
     record = read_pidfile(pidfile)
     running = record is not None and _is_our_server(record.pid, record.data_dir)
     if running:
-        _terminate(record.pid, lambda: _is_our_server(record.pid, record.data_dir), timeout)
+        _terminate(record.pid, lambda: not _has_exited(record.pid), timeout)
     pidfile.unlink(missing_ok=True)
     return running
 
