@@ -14,7 +14,6 @@ Errors (all ``HermesError``, so callers print them without a traceback):
 import os
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,8 +52,18 @@ class StackPaths:
         return self.home / "milvus"
 
     @property
+    def milvus_pid_file(self) -> Path:
+        """Where ``MilvusLiteServer`` records a detached server: beside its data dir."""
+        return self.milvus_dir.parent / "milvus.pid"
+
+    @property
     def pid_file(self) -> Path:
         return self.home / "stack.pid"
+
+    @property
+    def ready_file(self) -> Path:
+        """Exists while a started stack has finished ``on_ready`` (demo key written, banner printed)."""
+        return self.home / "stack.ready"
 
     @property
     def log_file(self) -> Path:
@@ -149,10 +158,13 @@ class LocalStack:
     def _start_milvus(self) -> None:
         if uses_external_milvus(self.settings):
             return
-        from actors.store.milvus_server import MilvusLiteServer
+        from actors.store.milvus_server import MilvusLiteServer, stop_pidfile
 
+        # A server orphaned by a killed ``up`` would still hold the data dir's lock.
+        stop_pidfile(self.paths.milvus_pid_file)
         server = MilvusLiteServer(self.paths.milvus_dir)
-        server.start(timeout=120)
+        # Detached = its own session: a terminal's Ctrl-C reaches only us, and we stop it last, in order.
+        server.start(timeout=120, detached=True)
         self._milvus = server
         self.settings = self.settings.model_copy(update={"milvus_uri": server.uri})
 
@@ -187,18 +199,22 @@ def serve_until_signalled(stack: LocalStack, on_ready: Callable[[], None]) -> No
     The pid file is written first, so ``down`` can stop a stack that is still starting. A signal during
     start-up raises (KeyboardInterrupt, or SystemExit from the SIGTERM handler ``ray.init`` installs) and
     ``start`` unwinds what it began; once running, a signal only ends the wait, so shutdown is never cut short.
+    The running handler just appends to a list: it may fire again while it runs (Ctrl-C twice, or ``timeout``
+    forwarding the group's signal), and anything taking a lock there (``Event.set``) deadlocks.
     """
     _write_pid(stack.paths.pid_file)
     try:
         signal.signal(signal.SIGTERM, _exit_on_signal)
         stack.start()
-        stopping = threading.Event()
+        received: list[int] = []
         for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: stopping.set())
+            signal.signal(sig, lambda signum, _frame: received.append(signum))
         on_ready()
-        while not stopping.wait(timeout=1.0):
-            pass
+        stack.paths.ready_file.touch()
+        while not received:
+            time.sleep(0.5)
     finally:
+        stack.paths.ready_file.unlink(missing_ok=True)
         stack.stop()
         _remove_own_pid(stack.paths.pid_file)
 
@@ -227,9 +243,10 @@ def refuse_if_running(paths: StackPaths) -> None:
 
 def start_detached(argv: list[str], paths: StackPaths, base_url: str, timeout: float) -> int:
     """Run ``argv`` (a foreground ``up``) in its own session, logging to ``stack.log``; return its pid once
-    ``/healthz`` answers. If it dies or times out, the error names the log file."""
+    it is ready and ``/healthz`` answers. If it dies or times out, the error names the log file."""
     refuse_if_running(paths)
     paths.home.mkdir(parents=True, exist_ok=True)
+    paths.ready_file.unlink(missing_ok=True)  # left by a stack that was killed outright
     env = {**os.environ, "HERMES_HOME": str(paths.home)}
     with paths.log_file.open("ab") as log:
         child = subprocess.Popen(
@@ -239,7 +256,7 @@ def start_detached(argv: list[str], paths: StackPaths, base_url: str, timeout: f
     while time.monotonic() < deadline:
         if child.poll() is not None:
             raise StackStartFailed(f"the stack exited with code {child.returncode}; see {paths.log_file}")
-        if is_healthy(base_url):
+        if paths.ready_file.exists() and is_healthy(base_url):
             return child.pid
         time.sleep(0.5)
     _terminate_group(child.pid, grace_seconds=30)
@@ -250,11 +267,14 @@ def start_detached(argv: list[str], paths: StackPaths, base_url: str, timeout: f
 def stop_running(paths: StackPaths, timeout: float) -> int | None:
     """SIGTERM the ``up`` that owns this home and wait for it to finish its own shutdown; SIGKILL its process
     group if it overstays ``timeout``. Returns the pid stopped, or None if nothing was running."""
+    from actors.store.milvus_server import stop_pidfile
+
     pid = running_pid(paths)
-    if pid is None:
-        return None
-    _terminate_group(pid, grace_seconds=timeout)
-    paths.pid_file.unlink(missing_ok=True)
+    if pid is not None:
+        _terminate_group(pid, grace_seconds=timeout)
+        paths.pid_file.unlink(missing_ok=True)
+    # Normally gone with its ``up``; left over only if that process was killed outright.
+    stop_pidfile(paths.milvus_pid_file)
     return pid
 
 

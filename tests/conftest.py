@@ -123,7 +123,7 @@ def make_stack_settings(milvus_server, tmp_path_factory: pytest.TempPathFactory)
             "sql_url": f"sqlite:///{home / 'hermes.db'}",
             "milvus_uri": milvus_server.uri,
             "milvus_collection": f"hermes_test_{n}",
-            "embedder": "hash",
+            "embedder": "e5",  # end-to-end tests run on the real embedder, never a fake
             "admin_key": ADMIN_KEY,
             "namespace": "hermes-test",
             "actor_idle_seconds": 30.0,
@@ -188,7 +188,7 @@ def http(serve_app: str) -> Iterator[httpx.Client]:
         yield client
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def postgres_url() -> str:
     """The PostgreSQL URL for ``postgres`` tests (override with HERMES_TEST_POSTGRES_URL)."""
     _require(_postgres_unreachable())
