@@ -59,17 +59,23 @@ GENERIC_CONFIDENCE = 0.6
 
 _SMALL_TALK = re.compile(
     r"^(?:(?:hi|hello|hey|yo|thanks|thank you|thx|ty|ok|okay|k|sure|cool|great|nice|lol|lmao|haha+|hehe|bye|"
-    r"goodbye|see you|see ya|good (?:morning|night|evening|afternoon)|yes|no|yep|nope|yeah|yup|wow|awesome|got it|"
+    r"goodbye|see you|see ya|good (?:morning|night|evening|afternoon)|yes|no|yep|nope|yeah|yup|wow|awesome|"
+    r"got it|"
     r"sounds good|np|no problem|you're welcome|how are you|what's up|sup|alright|right|indeed|exactly|agreed|"
     r"same|me too|you too|cheers|welcome|hmm+|uh huh|oh|ah|aha)[\s,!.?~]*)+$|"
-    r"^(?:(?:你好|您好|嗨|哈+|呵+|嘿+|谢谢|多谢|感谢|好的|好|嗯+|哦+|噢|喔|行|可以|拜拜|再见|早上好|早安|晚安|午安|收到|"
+    r"^(?:(?:你好|您好|嗨|哈+|呵+|嘿+|谢谢|多谢|感谢|好的|好|嗯+|哦+|噢|喔|行|可以|拜拜|再见|早上好|早安|"
+    r"晚安|午安|收到|"
     r"明白|了解|没问题|对|是的|不客气|在吗|ok|okk*)[啊呀哦吧了呢啦嘛！!。.~～，,\s]*)+$",
     re.IGNORECASE,
 )
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b|我|咱", re.IGNORECASE)
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b|我|咱", re.IGNORECASE
+)
 _REQUEST = re.compile(
-    r"^(?:please|pls|help|tell|give|show|write|make|find|recommend|suggest|explain|translate|summari[sz]e|list|"
-    r"let's|can|could|would|will|remind|check|look|search|book|order|send|create|draft|compose|fix|imagine)\b|"
+    r"^(?:please|pls|help|tell|give|show|write|make|find|recommend|suggest|explain|translate|summari[sz]e|"
+    r"list|"
+    r"let's|can|could|would|will|remind|check|look|search|book|order|send|create|draft|compose|fix|"
+    r"imagine)\b|"
     r"^(?:帮我|请|给我|你|麻烦|能不能|可以|能否|能帮|替我|告诉我|推荐)",
     re.IGNORECASE,
 )
@@ -79,7 +85,8 @@ _PAST = re.compile(
     re.IGNORECASE,
 )
 _CONTRAST = re.compile(
-    r"\bnot\s+(?!only\b|just\b)(?:in\s+|at\s+|an?\s+|the\s+)?(?P<old>[\w' -]{1,40}?)\s*,?\s+but\s+(?:rather\s+)?"
+    r"\bnot\s+(?!only\b|just\b)(?:in\s+|at\s+|an?\s+|"
+    r"the\s+)?(?P<old>[\w' -]{1,40}?)\s*,?\s+but\s+(?:rather\s+)?"
     r"(?:in\s+|at\s+|an?\s+|the\s+)?(?P<new>[\w' -]{1,40})|"
     r"不是(?P<old_zh>[^，,。]{1,15}?)[，,]?\s*(?:而)?是(?P<new_zh>[^，,。]{1,15})",
     re.IGNORECASE,
@@ -88,7 +95,10 @@ _SLOT_HINTS = (
     (re.compile(r"\b(?:live|living|lives|moved|move|based|reside)\b|住|搬|定居", re.I), "basic.residence"),
     (re.compile(r"allerg|过敏", re.I), "basic.allergy"),
     (re.compile(r"\bname\b|\bcalled\b|名字|我叫", re.I), "basic.name"),
-    (re.compile(r"\bwork(?:s|ing)? as\b|\bjob\b|occupation|profession|职业|是一名", re.I), "basic.occupation"),
+    (
+        re.compile(r"\bwork(?:s|ing)? as\b|\bjob\b|occupation|profession|职业|是一名", re.I),
+        "basic.occupation",
+    ),
     (re.compile(r"\bwork(?:s|ing)? (?:at|for)\b|\bemployer\b|\bcompany\b|公司|上班", re.I), "basic.employer"),
     (re.compile(r"\bfrom\b|hometown|老家|家乡|来自", re.I), "basic.hometown"),
 )
@@ -149,7 +159,9 @@ def _generic(clause: Clause) -> Finding | None:
     if (len(units) - cjk) + cjk / 2 < 3:
         return None
     kind = Kind.EVENT if _PAST.search(probe) else Kind.FACT
-    return Finding(slot=None, kind=kind, value=None, importance=GENERIC_IMPORTANCE, confidence=GENERIC_CONFIDENCE)
+    return Finding(
+        slot=None, kind=kind, value=None, importance=GENERIC_IMPORTANCE, confidence=GENERIC_CONFIDENCE
+    )
 
 
 def _match(clause: Clause) -> list[Finding]:
@@ -221,7 +233,9 @@ class RuleExtractor:
             carry_forced = forced and not found and not sentence.text
             carry_correction = correction and not found and not sentence.question
             for finding, words in found:
-                candidate = self._candidate(turn, finding, _trimmed(words), sentence.hedged, forced, correction)
+                candidate = self._candidate(
+                    turn, finding, _trimmed(words), sentence.hedged, forced, correction
+                )
                 key = (candidate.slot or "", candidate.value, candidate.polarity.value)
                 if candidate.slot is None:
                     key = ("", candidate.content.casefold(), "")
@@ -238,6 +252,7 @@ class RuleExtractor:
         turn: Turn, finding: Finding, content: str, hedged: bool, forced: bool, correction: bool
     ) -> Candidate:
         temporary = finding.kind is Kind.STATE
+        inferred = hedged or finding.inferred
         importance = max(finding.importance, FORCED_IMPORTANCE) if forced else finding.importance
         confidence = finding.confidence * (HEDGE_CONFIDENCE_FACTOR if hedged else 1.0)
         value = redact(finding.value).text if finding.value else None
@@ -252,9 +267,12 @@ class RuleExtractor:
             value=value,
             importance=round(importance, 3),
             confidence=round(confidence, 3),
-            source=Source.INFERRED if hedged or finding.inferred else Source.USER_DECLARED,
-            is_correction=(correction or finding.change) and finding.slot is not None and not hedged and not temporary,
+            source=Source.INFERRED if inferred else Source.USER_DECLARED,
+            is_correction=(correction or finding.change)
+            and finding.slot is not None
+            and not hedged
+            and not temporary,
             forced=forced,
             observed_at=turn.at,
-            write_score=write_score(content, kind, slot=finding.slot, forced=forced),
+            write_score=write_score(content, kind, slot=finding.slot, forced=forced, inferred=inferred),
         )

@@ -11,7 +11,6 @@ import re
 
 from actors.extraction_lexicon import (
     canonical_place,
-    emotion_of,
     family_role,
     is_allergen,
     normalize_value,
@@ -25,33 +24,46 @@ NEGATIVE = Polarity.NEGATIVE
 book = RuleBook(re.IGNORECASE)
 
 ADV = (
-    r"(?:(?:also|really|actually|probably|maybe|definitely|totally|absolutely|kind of|sort of|very|quite|pretty|"
+    r"(?:(?:also|really|actually|probably|maybe|definitely|totally|absolutely|kind of|sort of|very|quite|"
+    r"pretty|"
     r"still|now|just|currently|so|super|severely|mildly|slightly|deathly|highly|extremely|always|seriously|"
     r"honestly|truly|genuinely|personally|originally|recently|finally|already|even|do)\s+)*"
 )
 #: "I", "I've", "I'd", "I'll", "I have": the subject of declarations in any tense
-I = r"\bi(?:'ve|'d|'ll|\s+have|\s+had)?\s+" + ADV
+I_ANY = r"\bi(?:'ve|'d|'ll|\s+have|\s+had)?\s+" + ADV
 #: plain present "I": tastes ("I'd like to…" is a request, not a liking)
 I_NOW = r"\bi\s+" + ADV
 IM = r"\b(?:i'm|i\s+am|im)\s+" + ADV
 OBJ = r"(?P<obj>.+)"
 NAME = r"(?P<name>(?-i:[A-Z])[\w'-]+)"
 TIME = (
-    r"\b(?:tomorrow|tonight|this\s+(?:morning|afternoon|evening|weekend|week|month|year|summer|fall|autumn|winter|"
-    r"spring|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|next\s+(?:week|month|year|weekend|time|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|on\s+(?:monday|tuesday|wednesday|thursday|friday|"
-    r"saturday|sunday)|(?:in|within)\s+(?:a|an|\d+|two|three|a few|few|a couple of)\s+(?:days?|weeks?|months?|"
-    r"hours?)|later today|soon|by\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|"
+    r"\b(?:tomorrow|tonight|this\s+(?:morning|afternoon|evening|weekend|week|month|year|summer|fall|autumn|"
+    r"winter|"
+    r"spring|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|next\s+(?:week|month|year|weekend|"
+    r"time|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|on\s+(?:monday|tuesday|wednesday|thursday|"
+    r"friday|"
+    r"saturday|sunday)|(?:in|within)\s+(?:a|an|\d+|two|three|a few|few|a couple of)\s+(?:days?|weeks?|"
+    r"months?|"
+    r"hours?)|later today|soon|by\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|"
+    r"tonight|"
     r"the end of)|coming up|upcoming)\b"
 )
 _TIME = re.compile(TIME, re.IGNORECASE)
 _NOT_NAMES = frozenset(
-    "back later when if crazy old tomorrow now anytime sometime maybe please at on in after before whenever soon "
+    "back later when if crazy old tomorrow now anytime sometime maybe please at on in after before "
+    "whenever soon "
     "again a an the so just really not very sure fine good ok okay here there tired happy sorry".split()
 )
-_NOT_PLACES = re.compile(r"^(?:an?|the same|the city|the country|the area|fear|peace|hope|denial|it|that|this|"
-                         r"there|here|one|my)\b", re.IGNORECASE)
-_NOT_EMPLOYERS = frozenset({"home", "myself", "a living", "night", "nights", "weekend", "the moment", "free", "it"})
+_NOT_PLACES = re.compile(
+    r"^(?:an?|the same|the city|the country|the area|fear|peace|hope|denial|it|that|this|"
+    r"there|here|one|my)\b",
+    re.IGNORECASE,
+)
+MENTION_IMPORTANCE = 0.6
+_NOT_EMPLOYERS = frozenset(
+    {"home", "myself", "a living", "night", "nights", "weekend", "the moment", "free", "it"}
+)
 
 
 def _place(raw: str) -> str | None:
@@ -61,7 +73,7 @@ def _place(raw: str) -> str | None:
     return canonical_place(phrase) or None
 
 
-# --- contradictions of an allergy, then allergies, diet and health ---------------------------------------------
+# --- contradictions of an allergy, then allergies, diet and health --------------------------------
 
 
 @book.rule(IM + r"(?:not|no longer)\s+(?:really\s+)?allergic\s+to\s+" + OBJ)
@@ -83,9 +95,10 @@ def _tolerates(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 @book.rule(
     IM + r"allergic\s+to\s+" + OBJ,
-    I + r"(?:have|got|suffer from)\s+(?:an?\s+|severe\s+|mild\s+|bad\s+|serious\s+)*allerg(?:y|ies)\s+to\s+"
+    I_ANY
+    + r"(?:have|got|suffer from)\s+(?:an?\s+|severe\s+|mild\s+|bad\s+|serious\s+)*allerg(?:y|ies)\s+to\s+"
     + OBJ,
-    I + r"(?:have|got)\s+(?:an?\s+)?(?:severe\s+|mild\s+|bad\s+|serious\s+)?(?P<obj>[\w -]{2,40}?)\s+"
+    I_ANY + r"(?:have|got)\s+(?:an?\s+)?(?:severe\s+|mild\s+|bad\s+|serious\s+)?(?P<obj>[\w -]{2,40}?)\s+"
     r"allerg(?:y|ies)\b",
     r"\bmy\s+(?P<obj>[\w -]{2,40}?)\s+allerg(?:y|ies)\b",
 )
@@ -97,13 +110,21 @@ _DIETS = {"meat": "vegetarian", "animal products": "vegan", "celiac": "gluten-fr
 
 
 @book.rule(
-    IM + r"(?:an?\s+)?(?P<diet>vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|celiac|coeliac)\b",
+    IM + r"(?:an?\s+)?(?P<diet>vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|celiac|"
+    r"coeliac)\b",
     IM + r"on\s+an?\s+(?P<diet>keto|vegan|vegetarian|low[- ]carb|gluten[- ]free|paleo|low[- ]sugar)\s+diet",
-    I + r"(?:only\s+)?(?:eat|keep)\s+(?P<diet>halal|kosher)\b",
-    I + r"(?:don't|do not|never|can't|cannot)\s+eat\s+(?P<diet>meat|animal products|pork|beef|red meat|lamb)\b",
+    I_ANY + r"(?:only\s+)?(?:eat|keep)\s+(?P<diet>halal|kosher)\b",
+    I_ANY
+    + r"(?:don't|do not|never|can't|cannot)\s+eat\s+(?P<diet>meat|animal products|pork|beef|red meat|lamb)\b",
 )
 def _diet(m: re.Match[str], clause: str) -> list[Finding]:
-    diet = m["diet"].lower().replace("-", " ").replace("gluten free", "gluten-free").replace("low carb", "low-carb")
+    diet = (
+        m["diet"]
+        .lower()
+        .replace("-", " ")
+        .replace("gluten free", "gluten-free")
+        .replace("low carb", "low-carb")
+    )
     if diet in _DIETS:
         diet = _DIETS[diet]
     elif diet in ("pork", "beef", "red meat", "lamb"):
@@ -111,12 +132,18 @@ def _diet(m: re.Match[str], clause: str) -> list[Finding]:
     return [fact("basic.diet_restriction", diet)]
 
 
-_CONDITIONS = {"diabetic": "diabetes", "asthmatic": "asthma", "epileptic": "epilepsy", "hypertension": "high blood pressure"}
+_CONDITIONS = {
+    "diabetic": "diabetes",
+    "asthmatic": "asthma",
+    "epileptic": "epilepsy",
+    "hypertension": "high blood pressure",
+}
 
 
 @book.rule(
-    I + r"(?:have|got|suffer from|was diagnosed with|been diagnosed with)\s+"
-    r"(?:type\s+\d\s+)?(?P<cond>diabetes|asthma|high blood pressure|hypertension|adhd|depression|anxiety|migraines?|"
+    I_ANY + r"(?:have|got|suffer from|was diagnosed with|been diagnosed with)\s+"
+    r"(?:type\s+\d\s+)?(?P<cond>diabetes|asthma|high blood pressure|hypertension|adhd|depression|anxiety|"
+    r"migraines?|"
     r"celiac disease|eczema|arthritis|insomnia|heart disease|epilepsy|autism|ptsd|cancer)\b",
     IM + r"(?P<cond>diabetic|asthmatic|epileptic)\b",
 )
@@ -125,7 +152,7 @@ def _health(m: re.Match[str], clause: str) -> list[Finding]:
     return [fact("basic.health", _CONDITIONS.get(condition, singularize(condition)))]
 
 
-# --- who the user is -----------------------------------------------------------------------------------------
+# --- who the user is ------------------------------------------------------------------------------
 
 
 @book.rule(
@@ -144,7 +171,7 @@ def _name(m: re.Match[str], clause: str) -> list[Finding] | None:
 @book.rule(
     IM + r"(?P<age>\d{1,3})\s*(?:years?\s+old|yrs?\s+old|y/?o)\b",
     IM + r"(?P<age>\d{1,3})(?=\s*(?:$|[,.!]|\s+(?:and|but|now|this year)\b))",
-    I + r"turned\s+(?P<age>\d{1,3})\b",
+    I_ANY + r"turned\s+(?P<age>\d{1,3})\b",
 )
 def _age(m: re.Match[str], clause: str) -> list[Finding] | None:
     age = int(m["age"])
@@ -160,7 +187,7 @@ def _birthday(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 @book.rule(
-    I + r"(?:live|lived|reside|resided|been living|love living|like living|enjoy living)\s+in\s+" + OBJ,
+    I_ANY + r"(?:live|lived|reside|resided|been living|love living|like living|enjoy living)\s+in\s+" + OBJ,
     IM + r"(?:living|based|located|staying|settled)\s+in\s+" + OBJ,
     r"\bmy\s+(?:home|house|apartment|flat|place)\s+is\s+in\s+" + OBJ,
 )
@@ -169,7 +196,7 @@ def _residence(m: re.Match[str], clause: str) -> list[Finding] | None:
     return [fact("basic.residence", place)] if place else None
 
 
-@book.rule(I + r"(?:moved|relocated)\s+(?:back\s+|over\s+|here\s+)?to\s+" + OBJ)
+@book.rule(I_ANY + r"(?:moved|relocated)\s+(?:back\s+|over\s+|here\s+)?to\s+" + OBJ)
 def _moved(m: re.Match[str], clause: str) -> list[Finding] | None:
     place = _place(m["obj"])
     if not place or _TIME.search(clause):  # "I'm moving to X next month" is a plan, not yet a residence
@@ -179,9 +206,9 @@ def _moved(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 @book.rule(
     IM + r"(?:originally\s+)?from\s+" + OBJ,
-    I + r"(?:grew up|was born(?: and raised)?|was raised)\s+in\s+" + OBJ,
+    I_ANY + r"(?:grew up|was born(?: and raised)?|was raised)\s+in\s+" + OBJ,
     r"\bmy\s+hometown\s+is\s+" + OBJ,
-    I + r"moved\s+(?:here\s+|over\s+)?from\s+" + OBJ,
+    I_ANY + r"moved\s+(?:here\s+|over\s+)?from\s+" + OBJ,
 )
 def _hometown(m: re.Match[str], clause: str) -> list[Finding] | None:
     place = _place(m["obj"])
@@ -208,7 +235,7 @@ def _occupation_and_employer(m: re.Match[str], occupation: str) -> list[Finding]
 
 
 @book.rule(
-    r"(?:" + I + r"(?:work|worked|been working)|" + IM + r"working)\s+as\s+"
+    r"(?:" + I_ANY + r"(?:work|worked|been working)|" + IM + r"working)\s+as\s+"
     r"(?:an?\s+)?(?P<occ>[\w -]+?)(?:(?P<at>\s+(?:at|for)\s+)(?P<org>.+))?$"
 )
 def _works_as(m: re.Match[str], clause: str) -> list[Finding] | None:
@@ -233,17 +260,19 @@ def _work_status(m: re.Match[str], clause: str) -> list[Finding]:
 
 
 @book.rule(
-    r"(?:" + I + r"(?:work|worked|been working)|" + IM + r"working)\s+(?:at|for)\s+(?P<org>.+)",
-    I + r"(?P<change>joined|started (?:working )?at|got a job at|got hired (?:at|by))\s+"
+    r"(?:" + I_ANY + r"(?:work|worked|been working)|" + IM + r"working)\s+(?:at|for)\s+(?P<org>.+)",
+    I_ANY + r"(?P<change>joined|started (?:working )?at|got a job at|got hired (?:at|by))\s+"
     r"(?P<org2>.+)",
 )
 def _works_at(m: re.Match[str], clause: str) -> list[Finding] | None:
-    employer = _employer(m["org"] or m["org2"])
-    return [fact("basic.employer", employer, change=bool(m["change"]))] if employer else None
+    groups = m.groupdict()
+    employer = _employer(groups.get("org") or groups["org2"])
+    return [fact("basic.employer", employer, change=bool(groups.get("change")))] if employer else None
 
 
 @book.rule(
-    I + r"(?:study|studied|majored in|major in|have a degree in|got a degree in|got my degree in|graduated from|"
+    I_ANY + r"(?:study|studied|majored in|major in|have a degree in|got a degree in|got my degree in|"
+    r"graduated from|"
     r"went to college at|went to university at)\s+" + OBJ,
     IM + r"(?:studying|majoring in)\s+" + OBJ,
     IM + r"(?:a\s+)?(?:student|freshman|sophomore|grad student|phd student|undergrad)\s+at\s+" + OBJ,
@@ -255,15 +284,23 @@ def _education(m: re.Match[str], clause: str) -> list[Finding] | None:
     return [fact("basic.education", normalize_value(subject))]
 
 
-# --- family, pets, people ------------------------------------------------------------------------------------
+# --- family, pets, people -------------------------------------------------------------------------
 
 ROLE = (
-    r"(?P<role>wife|husband|spouse|partner|boyfriend|girlfriend|fianc[ée]e?|daughters?|sons?|kids?|children|child|"
+    r"(?P<role>wife|husband|spouse|partner|boyfriend|girlfriend|fianc[ée]e?|daughters?|sons?|kids?|children|"
+    r"child|"
     r"babies|baby|mom|mum|mother|dad|father|parents|brothers?|sisters?|siblings?|grandma|grandmother|grandpa|"
     r"grandfather|grandchildren|grandkids?|twins)"
 )
-_ROLE_ALIASES = {"babies": "child", "baby": "child", "twins": "child", "siblings": "sibling", "grandkids": "grandchild",
-                 "grandkid": "grandchild", "grandchildren": "grandchild"}
+_ROLE_ALIASES = {
+    "babies": "child",
+    "baby": "child",
+    "twins": "child",
+    "siblings": "sibling",
+    "grandkids": "grandchild",
+    "grandkid": "grandchild",
+    "grandchildren": "grandchild",
+}
 
 
 def _role(word: str) -> str:
@@ -276,7 +313,7 @@ def _member(role: str, name: str | None) -> str:
 
 
 @book.rule(
-    I + r"(?:have|got)\s+(?:an?|one|two|three|four|five|six|\d+)\s+(?:(?:little|young|older|younger|baby|"
+    I_ANY + r"(?:have|got)\s+(?:an?|one|two|three|four|five|six|\d+)\s+(?:(?:little|young|older|younger|baby|"
     r"teenage|grown|grown-up|big|twin|wonderful|amazing|beautiful|lovely)\s+)*" + ROLE + r"\b"
     r"(?:\s*,?\s*(?:named|called)\s+" + NAME + r")?",
     r"\bmy\s+(?:\w+\s+)?" + ROLE + r"(?:'s\s+name\s+is|\s+is\s+(?:named|called))\s+" + NAME,
@@ -297,14 +334,28 @@ def _married_or_parent(m: re.Match[str], clause: str) -> list[Finding]:
     return [fact("basic.family", _member("spouse", m["name"]))]
 
 
+@book.rule(
+    r"^my\s+(?P<role>wife|husband|daughter|son|kids?|children|boyfriend|girlfriend|fianc[ée]e?|partner)\b"
+)
+def _family_mention(m: re.Match[str], clause: str) -> list[Finding]:
+    """ "My daughter loves dinosaurs": the user has a daughter (a weaker signal than a declaration)."""
+    return [_mentioned(fact("basic.family", _role(m["role"]), confidence=0.7, inferred=True))]
+
+
+def _mentioned(finding: Finding) -> Finding:
+    finding.importance = MENTION_IMPORTANCE
+    return finding
+
+
 PET = (
-    r"(?P<pet>cats?|dogs?|pupp(?:y|ies)|kittens?|kitty|rabbits?|bunn(?:y|ies)|hamsters?|parrots?|goldfish|turtles?|"
+    r"(?P<pet>cats?|dogs?|pupp(?:y|ies)|kittens?|kitty|rabbits?|bunn(?:y|ies)|hamsters?|parrots?|goldfish|"
+    r"turtles?|"
     r"tortoises?|birds?|horses?|guinea pigs?|snakes?|lizards?)"
 )
 
 
 @book.rule(
-    I + r"(?:have|got|own|adopted|rescued)\s+(?:an?|one|two|three|four|\d+)\s+"
+    I_ANY + r"(?:have|got|own|adopted|rescued)\s+(?:an?|one|two|three|four|\d+)\s+"
     r"(?:(?:new|little|cute|rescue|pet|black|white|small|big|old|young|sweet|fluffy)\s+)*" + PET + r"\b"
     r"(?:\s*,?\s*(?:named|called)\s+(?P<name>\w+))?",
     r"\bmy\s+(?:\w+\s+)?" + PET + r"(?:'s\s+name\s+is|\s+is\s+(?:named|called))\s+(?P<name>\w+)",
@@ -315,7 +366,8 @@ def _pet(m: re.Match[str], clause: str) -> list[Finding]:
 
 
 SOCIAL = (
-    r"(?P<role>colleague|coworker|co-worker|friend|best friend|buddy|boss|manager|supervisor|classmate|roommate|"
+    r"(?P<role>colleague|coworker|co-worker|friend|best friend|buddy|boss|manager|supervisor|classmate|"
+    r"roommate|"
     r"flatmate|neighbou?r|mentor|teammate|teacher|client|therapist|doctor|landlord|business partner)s?"
 )
 
@@ -338,7 +390,12 @@ LANGUAGES = (
 
 
 @book.rule(
-    I + r"(?:speak|can speak)\s+(?:fluent\s+)?(?P<obj>" + LANGUAGES + r"(?:(?:\s*,\s*|\s+and\s+)" + LANGUAGES + r")*)",
+    I_ANY
+    + r"(?:speak|can speak)\s+(?:fluent\s+)?(?P<obj>"
+    + LANGUAGES
+    + r"(?:(?:\s*,\s*|\s+and\s+)"
+    + LANGUAGES
+    + r")*)",
     IM + r"fluent\s+in\s+(?P<obj>" + LANGUAGES + r"(?:(?:\s*,\s*|\s+and\s+)" + LANGUAGES + r")*)",
     r"\bmy\s+(?:native|first|mother)\s+(?:language|tongue)\s+is\s+(?P<obj>" + LANGUAGES + r")",
 )

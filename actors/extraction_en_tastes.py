@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from actors.extraction_en_facts import ADV, I_NOW, IM, OBJ, TIME, I
+from actors.extraction_en_facts import ADV, I_ANY, I_NOW, IM, OBJ, TIME
 from actors.extraction_lexicon import emotion_of, normalize_value, preference_slot
 from actors.extraction_rules import Finding, RuleBook, fact, is_real_object, liking, listed, object_phrase
 from schemas.enums import Polarity
@@ -26,13 +26,15 @@ def _phrase_value(raw: str, max_words: int = 6) -> str | None:
     return normalize_value(" ".join(phrase.split()[:max_words])) or None
 
 
-# --- interaction style ---------------------------------------------------------------------------------------
+# --- interaction style ----------------------------------------------------------------------------
 
 REPLIES = r"(?:answers?|repl(?:y|ies)|responses?|explanations?|messages?)"
 
 
 @book.rule(
-    r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:" + REPLIES + r"\s+|it\s+|things\s+)?(?:short|brief|concise|shorter|"
+    r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:"
+    + REPLIES
+    + r"\s+|it\s+|things\s+)?(?:short|brief|concise|shorter|"
     r"simple|to the point)\b",
     r"\bbe\s+(?:more\s+)?(?:concise|brief|succinct)\b",
     r"\b(?:short|shorter|brief|briefer|concise)\s+" + REPLIES,
@@ -51,19 +53,37 @@ def _long_replies(m: re.Match[str], clause: str) -> list[Finding]:
 
 
 _TONES = {
-    "informal": "casual", "relaxed": "casual", "playful": "humorous", "funny": "humorous", "professional": "formal",
-    "polite": "formal", "blunt": "direct", "straightforward": "direct", "warm": "friendly", "encouraging": "gentle",
+    "informal": "casual",
+    "relaxed": "casual",
+    "playful": "humorous",
+    "funny": "humorous",
+    "professional": "formal",
+    "polite": "formal",
+    "blunt": "direct",
+    "straightforward": "direct",
+    "warm": "friendly",
+    "encouraging": "gentle",
 }
-_OPPOSITE_TONES = {"formal": "casual", "serious": "casual", "stiff": "casual", "robotic": "casual",
-                   "casual": "formal", "rude": "gentle", "blunt": "gentle", "direct": "gentle"}
+_OPPOSITE_TONES = {
+    "formal": "casual",
+    "serious": "casual",
+    "stiff": "casual",
+    "robotic": "casual",
+    "casual": "formal",
+    "rude": "gentle",
+    "blunt": "gentle",
+    "direct": "gentle",
+}
 TONE = (
-    r"(?P<tone>casual|informal|formal|friendly|professional|polite|direct|blunt|straightforward|gentle|humorous|"
+    r"(?P<tone>casual|informal|formal|friendly|professional|polite|direct|blunt|straightforward|gentle|"
+    r"humorous|"
     r"funny|serious|warm|relaxed|playful|encouraging|stiff|robotic|rude)"
 )
 
 
 @book.rule(
-    r"\b(?:be|sound|talk|speak|write|answer|reply|respond)\s+(?:to me\s+)?(?:in\s+an?\s+)?(?P<less>more\s+|a bit more\s+|"
+    r"\b(?:be|sound|talk|speak|write|answer|reply|respond)\s+(?:to me\s+)?(?:in\s+an?\s+)?(?P<less>more\s+|"
+    r"a bit more\s+|"
     r"a little more\s+|less\s+|very\s+)?" + TONE + r"\b",
     r"\b(?:use|prefer|like)\s+(?:an?\s+)?(?P<less>more\s+|less\s+)?" + TONE + r"\s+(?:tone|style|voice)",
     r"\b(?:don't|do not)\s+be\s+(?P<less>so\s+|too\s+)?" + TONE + r"\b",
@@ -76,7 +96,8 @@ def _tone(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 @book.rule(
-    r"\b(?:reply|answer|respond|talk|speak|write|chat)\s+(?:to me\s+|with me\s+)?in\s+(?P<lang>english|chinese|"
+    r"\b(?:reply|answer|respond|talk|speak|write|chat)\s+(?:to me\s+|with me\s+)?in\s+(?P<lang>english|"
+    r"chinese|"
     r"mandarin|japanese|french|spanish|german|korean)\b"
 )
 def _reply_language(m: re.Match[str], clause: str) -> list[Finding]:
@@ -93,15 +114,19 @@ def _taboo(m: re.Match[str], clause: str) -> list[Finding] | None:
     return listed(m["obj"], False, lambda v: fact("style.taboo", v, polarity=NEGATIVE))
 
 
-# --- temporary states ----------------------------------------------------------------------------------------
+# --- temporary states -----------------------------------------------------------------------------
 
 FEEL = (
-    r"\bi(?:'m|\s+am|m|\s+feel|'m\s+feeling|\s+am\s+feeling|'ve\s+been(?:\s+feeling)?|\s+have\s+been(?:\s+feeling)?|"
+    r"\bi(?:'m|\s+am|m|\s+feel|'m\s+feeling|\s+am\s+feeling|'ve\s+been(?:\s+feeling)?|"
+    r"\s+have\s+been(?:\s+feeling)?|"
     r"\s+been)\s+"
 )
-INTENSITY = r"(?:(?:a\s+(?:bit|little)|kind of|so|really|very|super|totally|quite|pretty|extremely|just|too)\s+)*"
+INTENSITY = (
+    r"(?:(?:a\s+(?:bit|little)|kind of|so|really|very|super|totally|quite|pretty|extremely|just|too)\s+)*"
+)
 MOOD = (
-    r"(?P<emo>tired|exhausted|drained|worn out|burn(?:ed|t) out|stressed(?: out)?|anxious|nervous|worried|sad|upset|"
+    r"(?P<emo>tired|exhausted|drained|worn out|burn(?:ed|t) out|stressed(?: out)?|anxious|nervous|worried|"
+    r"sad|upset|"
     r"depressed|down|blue|angry|mad|furious|pissed|bored|overwhelmed|swamped|frustrated|happy|glad|excited|"
     r"thrilled|sleepy|busy|lonely|annoyed|irritated|grumpy|cranky|homesick|heartbroken|scared|afraid)"
 )
@@ -113,9 +138,11 @@ VENT = (
 
 @book.rule(
     FEEL + ADV + INTENSITY + MOOD + r"\b(?!\s+(?:of|with|at|to|that|for)\b)",
-    r"^(?:[\w' -]{2,40}?)\s+(?:is|are|has been|have been|feels)\s+(?:so|really|super|too|such|very|incredibly|"
+    r"^(?:[\w' -]{2,40}?)\s+(?:is|are|has been|have been|feels)\s+(?:so|really|super|too|such|very|"
+    r"incredibly|"
     r"extremely|quite|kind of|pretty|getting)\s+(?:\w+\s+)?" + VENT + r"\b",
-    r"\b(?:today|tonight|this week|this morning|my day|work)\s+(?:is|was|has been)\s+(?:so\s+|really\s+|super\s+|"
+    r"\b(?:today|tonight|this week|this morning|my day|work)\s+(?:is|was|has been)\s+(?:so\s+|really\s+|"
+    r"super\s+|"
     r"such\s+)?(?:\w+\s+)?" + VENT + r"\b",
 )
 def _mood(m: re.Match[str], clause: str) -> list[Finding] | None:
@@ -124,7 +151,8 @@ def _mood(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 @book.rule(
-    IM + r"(?:busy\s+)?(?:working on|preparing for|studying for|focused on|focusing on|busy with|cramming for|"
+    IM
+    + r"(?:busy\s+)?(?:working on|preparing for|studying for|focused on|focusing on|busy with|cramming for|"
     r"getting ready for)\s+" + OBJ
 )
 def _focus(m: re.Match[str], clause: str) -> list[Finding] | None:
@@ -139,7 +167,8 @@ _SICK = re.compile(r"sick|ill|cold|flu|fever|covid|headache|migraine|sore throat
     IM + r"(?P<sit>at the airport|at the hospital|in the hospital|on vacation|on holiday|on a business trip|"
     r"on a trip|traveling|travelling|on the road|sick|ill|down with (?:a|the) (?:cold|flu)|in a meeting|"
     r"on my way|working from home|at work|home sick|jet-?lagged)\b",
-    I + r"(?:have|got|caught)\s+(?:a|the)\s+(?P<sit>cold|flu|fever|headache|migraine|sore throat|covid)\b",
+    I_ANY
+    + r"(?:have|got|caught)\s+(?:a|the)\s+(?P<sit>cold|flu|fever|headache|migraine|sore throat|covid)\b",
 )
 def _situation(m: re.Match[str], clause: str) -> list[Finding] | None:
     if _TIME.search(clause) and not re.search(r"\b(?:today|tonight|this week)\b", clause, re.I):
@@ -148,7 +177,14 @@ def _situation(m: re.Match[str], clause: str) -> list[Finding] | None:
     return [fact("state.situation", situation)]
 
 
-# --- tastes --------------------------------------------------------------------------------------------------
+# --- tastes ---------------------------------------------------------------------------------------
+
+#: a taste is the clause's own statement: "I" opens it (after a few fillers), so the relative clause in
+#: "a job I enjoy every day" is not a liking of "every day"
+OPENING = (
+    r"^(?:(?:honestly|really|also|and|but|so|now|oh|well|yeah|yes|personally|generally|usually|still|just|"
+    r"totally|definitely|seriously|though|lately|recently|these days|nowadays)[\s,]+)*"
+)
 
 DISLIKE_I = (
     r"hate|dislike|detest|loathe|despise|can't stand|cannot stand|can not stand|don't like|do not like|"
@@ -161,9 +197,10 @@ DISLIKE_IM = (
 
 
 @book.rule(
-    r"(?:" + I_NOW + r"(?:" + DISLIKE_I + r")|" + IM + r"(?:" + DISLIKE_IM + r"))\s+" + OBJ,
+    OPENING + r"(?:" + I_NOW + r"(?:" + DISLIKE_I + r")|" + IM + r"(?:" + DISLIKE_IM + r"))\s+" + OBJ,
     r"^(?:please\s+)?(?:stop|quit)\s+(?:recommending|suggesting|showing|sending|giving)\s+(?:me\s+)?" + OBJ,
-    r"\b(?:don't|do not|never)\s+(?:recommend|suggest|show|send|give)\s+(?:me\s+)?(?:any\s+)?(?:more\s+)?" + OBJ,
+    r"\b(?:don't|do not|never)\s+(?:recommend|suggest|show me|send me|"
+    r"give me)\s+(?:me\s+)?(?:any\s+)?(?:more\s+)?" + OBJ,
     r"^no\s+more\s+" + OBJ,
     I_NOW + r"(?:don't|do not|never)\s+(?:eat|drink)\s+" + OBJ,
 )
@@ -172,7 +209,8 @@ def _dislike(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 @book.rule(
-    r"\bmy\s+(?:absolute\s+|all-time\s+)?favou?rite\s+(?P<cat>[\w -]{2,30}?)\s+(?:is|are|was|has to be)\s+" + OBJ,
+    r"\bmy\s+(?:absolute\s+|all-time\s+)?favou?rite\s+(?P<cat>[\w -]{2,30}?)\s+(?:is|are|was|has to be)\s+"
+    + OBJ,
     r"^(?P<obj>[\w' -]{2,40}?)\s+(?:is|are)\s+my\s+(?:absolute\s+|all-time\s+)?favou?rite\b(?P<cat>)",
 )
 def _favourite(m: re.Match[str], clause: str) -> list[Finding] | None:
@@ -188,7 +226,7 @@ LIKE_IM = (
 )
 
 
-@book.rule(r"(?:" + I_NOW + r"(?P<verb>" + LIKE_I + r")|" + IM + r"(?:" + LIKE_IM + r"))\s+" + OBJ)
+@book.rule(OPENING + r"(?:" + I_NOW + r"(?P<verb>" + LIKE_I + r")|" + IM + r"(?:" + LIKE_IM + r"))\s+" + OBJ)
 def _like(m: re.Match[str], clause: str) -> list[Finding] | None:
     obj = m["obj"]
     if (m["verb"] or "").lower() == "prefer":
@@ -196,19 +234,21 @@ def _like(m: re.Match[str], clause: str) -> list[Finding] | None:
     return listed(obj, False, lambda v: liking(v))
 
 
-# --- plans, goals, lessons -----------------------------------------------------------------------------------
+# --- plans, goals, lessons ------------------------------------------------------------------------
 
 
 @book.rule(
-    I + r"(?:have|got)\s+(?:an?|my|the|two|three|some|another)\s+(?P<obj>.+?)\s+" + TIME,
+    I_ANY + r"(?:have|got)\s+(?:an?|my|the|two|three|some|another)\s+(?P<obj>.+?)\s+" + TIME,
     r"\bmy\s+(?P<obj>[\w -]{2,30}?)\s+is\s+" + TIME,
     IM + r"(?:going to|gonna|planning to|planning on|about to)\s+" + OBJ,
-    IM + r"(?P<timed>flying to|heading to|leaving for|traveling to|travelling to|driving to|visiting|moving to|"
+    IM
+    + r"(?P<timed>flying to|heading to|leaving for|traveling to|travelling to|driving to|visiting|moving to|"
     r"taking|starting|meeting)\s+" + OBJ,
     I_NOW + r"(?:plan to|intend to)\s+" + OBJ,
     r"\bi(?P<timed>'ll|\s+will|\s+need to|\s+have to|\s+must)\s+" + ADV + OBJ,
     IM + r"(?P<timed2>supposed to|scheduled to|due to)\s+" + OBJ,
-    IM + r"(?P<trip>traveling|travelling|flying out|going away|going on (?:a\s+)?(?:trip|vacation|holiday|business trip))"
+    IM + r"(?P<trip>traveling|travelling|flying out|going away|going on (?:a\s+)?(?:trip|vacation|holiday|"
+    r"business trip))"
     r"\b(?P<obj>)",
 )
 def _plan(m: re.Match[str], clause: str) -> list[Finding] | None:
@@ -219,12 +259,15 @@ def _plan(m: re.Match[str], clause: str) -> list[Finding] | None:
     return [fact("task.plan", plan, confidence=0.8)] if plan else None
 
 
-_NOT_GOALS = re.compile(r"^(?:know|ask|see if|check|understand|say|tell|talk|thank|share|mention|make sure|let you|"
-                        r"hear|be honest|clarify|add|point out|go back|try it|do that|do this)\b", re.IGNORECASE)
+_NOT_GOALS = re.compile(
+    r"^(?:know|ask|see if|check|understand|say|tell|talk|thank|share|mention|make sure|let you|"
+    r"hear|be honest|clarify|add|point out|go back|try it|do that|do this)\b",
+    re.IGNORECASE,
+)
 
 
 @book.rule(
-    I + r"(?:want to|wanna|would like to|like to|love to|would love to|hope to|aim to|dream of)\s+" + OBJ,
+    I_ANY + r"(?:want to|wanna|would like to|like to|love to|would love to|hope to|aim to|dream of)\s+" + OBJ,
     IM + r"(?:trying|hoping|aiming|determined)\s+to\s+" + OBJ,
     r"\bmy\s+(?:goal|dream|plan|resolution|aim)\s+(?:is|for this year is)\s+(?:to\s+)?" + OBJ,
 )
@@ -235,7 +278,7 @@ def _goal(m: re.Match[str], clause: str) -> list[Finding] | None:
     return [fact("task.goal", goal, confidence=0.8)] if goal else None
 
 
-NOT_ME = r"(?!(?:i|i'm|you|we|it's|that's)\b)"
+NOT_ME = r"(?!(?:i|i'm|you|your|we|it's|that's|he|she|they|his|her|their)\b)"
 _DEMONSTRATIVE = re.compile(r"^(?:that|this|the|my|our|your|those|these)\s+", re.IGNORECASE)
 
 
@@ -245,9 +288,13 @@ def _lesson_value(raw: str) -> str | None:
 
 
 @book.rule(
-    r"^" + NOT_ME + r"(?P<obj>[\w' -]{2,60}?)\s+(?:really\s+|actually\s+|totally\s+)?(?:worked|works)\s+(?:really\s+|"
+    r"^"
+    + NOT_ME
+    + r"(?P<obj>[\w' -]{2,60}?)\s+(?:really\s+|actually\s+|totally\s+)?(?:worked|works)\s+(?:really\s+|"
     r"very\s+|so\s+|pretty\s+)?(?:well|great|wonders|perfectly|like a charm|for me)\b",
-    r"^" + NOT_ME + r"(?P<obj>[\w' -]{2,60}?)\s+(?:really\s+)?(?:helped|helps)\s+(?:me\s+)?(?:a lot|a ton|so much|"
+    r"^"
+    + NOT_ME
+    + r"(?P<obj>[\w' -]{2,60}?)\s+(?:really\s+)?(?:helped|helps)\s+(?:me\s+)?(?:a lot|a ton|so much|"
     r"tremendously)\b",
     r"^" + NOT_ME + r"(?P<obj>[\w' -]{2,60}?)\s+(?:paid off|did the trick|was a success|was worth it)\b",
     r"\bwhat\s+(?:really\s+)?(?:worked|helped)\s+(?:was|is)\s+" + OBJ,
@@ -260,7 +307,9 @@ def _lesson_worked(m: re.Match[str], clause: str) -> list[Finding] | None:
 @book.rule(
     r"^" + NOT_ME + r"(?P<obj>[\w' -]{2,60}?)\s+(?:didn't|did not|doesn't|does not|never)\s+(?:really\s+)?"
     r"(?:work|help)\b",
-    r"^" + NOT_ME + r"(?P<obj>[\w' -]{2,60}?)\s+(?:failed|backfired|was a (?:mistake|disaster|waste of time|bad idea)|"
+    r"^"
+    + NOT_ME
+    + r"(?P<obj>[\w' -]{2,60}?)\s+(?:failed|backfired|was a (?:mistake|disaster|waste of time|bad idea)|"
     r"made (?:it|things|everything) worse)\b",
 )
 def _lesson_failed(m: re.Match[str], clause: str) -> list[Finding] | None:
@@ -269,7 +318,8 @@ def _lesson_failed(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 @book.rule(
-    r"\b(?:lesson learned|i learned (?:that|the hard way that)|next time i(?P<avoid>'ll not| won't| shouldn't| "
+    r"\b(?:lesson learned|i learned (?:that|the hard way that)|next time i(?P<avoid>'ll not| won't|"
+    r" shouldn't| "
     r"will not| should not| must not)?(?:'ll| will| should| need to| must)?)[:,]?\s+" + OBJ
 )
 def _lesson_noted(m: re.Match[str], clause: str) -> list[Finding] | None:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from actors.extraction_lexicon import normalize_value, preference_slot
+from actors.extraction_lexicon import categories_of, normalize_value, preference_slot
 from actors.slots import SLOTS
 from schemas.enums import Kind, Polarity
 
@@ -90,8 +90,14 @@ def fact(
     )
 
 
-def liking(value: str, polarity: Polarity = Polarity.POSITIVE, *, confidence: float | None = None,
-           inferred: bool = False, slot: str | None = None) -> Finding:
+def liking(
+    value: str,
+    polarity: Polarity = Polarity.POSITIVE,
+    *,
+    confidence: float | None = None,
+    inferred: bool = False,
+    slot: str | None = None,
+) -> Finding:
     """A taste: ``preference.<topic>`` by the value's topic; rejections weigh a little more."""
     negative = polarity is Polarity.NEGATIVE
     return Finding(
@@ -130,7 +136,7 @@ class RuleBook:
         return []
 
 
-# --- object phrases --------------------------------------------------------------------------------------------
+# --- object phrases -------------------------------------------------------------------------------
 
 _EN_OBJECT_END = re.compile(
     r"[,;:!?()\"]|\s+-\s+|\s+(?:in|on|at|with|when|because|since|for|during|after|before|while|if|as|so|but|though|"
@@ -148,7 +154,10 @@ _PRONOUN_OBJECTS = frozenset(
     nothing one ones there here yours mine myself yourself ya u""".split()
 )
 #: words that say nothing on their own ("I'm keen on working" — working on what?)
-_VAGUE_WORDS = frozenset("working doing going being having getting making stuff things life people time way lot".split())
+_VAGUE_WORDS = frozenset(
+    "working doing going being having getting making playing trying stuff things life people time way "
+    "lot".split()
+)
 _PRONOUN_LEADS = re.compile(
     r"^(?:it|that|this|them|you|him|her|how|what|when|where|why|which|those|these|to think|to say|to know|"
     r"to see|to hear|the idea|the way|the fact|doing that|doing this|your|ur|talking to you|chatting)\b|"
@@ -168,8 +177,8 @@ MAX_ITEMS = 6
 def object_phrase(raw: str, zh: bool) -> str:
     """The object of a verb, cut where the clause moves on ("peanuts since I was a kid" → "peanuts")."""
     end = _ZH_OBJECT_END if zh else _EN_OBJECT_END
-    m = end.search(raw)
-    phrase = raw[: m.start()] if m else raw
+    m = end.search(" " + raw)  # the leading space lets a cut word open the phrase ("enjoy every day")
+    phrase = raw[: max(m.start() - 1, 0)] if m else raw
     return phrase.strip(" '\"-—.。")
 
 
@@ -193,7 +202,21 @@ def split_items(phrase: str, zh: bool) -> list[str]:
     items = [i for i in items if i]
     if not 1 < len(items) <= MAX_ITEMS:
         return [phrase]
+    if not zh:
+        items = _share_head_noun(items)
     return items
+
+
+def _share_head_noun(items: list[str]) -> list[str]:
+    """ "action and sci-fi movies" → action movies, sci-fi movies: a bare modifier borrows the last head noun
+    unless it names something on its own ("jazz and classical music" stays as it is)."""
+    last = items[-1].split()
+    if len(last) < 2:
+        return items
+    head = last[-1]
+    return [
+        f"{i} {head}" if " " not in i and not categories_of(normalize_value(i)) else i for i in items[:-1]
+    ] + [items[-1]]
 
 
 def listed(

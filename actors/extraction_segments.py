@@ -69,7 +69,8 @@ _CORRECTION_ANYWHERE = re.compile(
 )
 _HEDGE = re.compile(
     r"\b(?:i think|i guess|i believe|i suppose|i feel like|maybe|perhaps|probably|possibly|might|not sure|"
-    r"not certain|kind of|sort of)\b|我觉得|我感觉|可能|好像|也许|大概|或许|似乎|应该是|不太确定|不确定|估计|说不定",
+    r"not certain|kind of|sort of)\b|我觉得|我感觉|可能|好像|也许|大概|或许|似乎|应该是|不太确定|不确定|估计|"
+    r"说不定",
     re.IGNORECASE,
 )
 _HEDGE_PREFIX = re.compile(
@@ -78,7 +79,9 @@ _HEDGE_PREFIX = re.compile(
     re.IGNORECASE,
 )
 _DISCOURSE_ZH = re.compile(r"^(?:嗯+|哦+|啊+|对了|另外|而且|还有|然后|不过|但是|所以|就是|反正|话说)[，,\s]*")
-_DISCOURSE_EN = re.compile(r"^(?:(?:and|but|so|also|oh|well|btw|by the way|plus|anyway|yeah|um|uh)\b[,\s]*)+", re.I)
+_DISCOURSE_EN = re.compile(
+    r"^(?:(?:and|but|so|also|oh|well|btw|by the way|plus|anyway|yeah|um|uh)\b[,\s]*)+", re.I
+)
 
 _QUESTION_EN = re.compile(
     r"^(?:(?:do|does|did|can|could|would|will|are|is|was|should|shall|may|have|has|am)\s+"
@@ -91,14 +94,22 @@ _QUESTION_ZH = re.compile(r"(?:吗|么|嘛)$|^(?:请问|你|为什么|怎么|什
 
 _CLAUSE_SPLIT_EN = re.compile(
     r"\s*;\s*|"
-    r",?\s+(?:and|but|so|although|though|while|whereas|because|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|our)\b)|"
+    r",?\s+(?:and|but|so|although|though|while|whereas|because|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|"
+    r"our)\b)|"
     r",\s+(?=(?:i|i'm|i've|i'd|i'll|my|also|not|but|and)\b)|"
     r"\s+(?:and|but)\s+(?=(?:hate|dislike|don't|do not|love|like|prefer|enjoy|can't|am|have|live|work)\b)|"
     r"\s+[-—–]+\s+",
     re.IGNORECASE,
 )
+#: chat drops apostrophes ("I dont like it"); rules are written with them
+_BARE_CONTRACTIONS = re.compile(
+    r"\b(do|ca|did|does|is|was|are|would|could|should|have|has|wo)nt\b|\b(i)ve\b", re.IGNORECASE
+)
 _CLAUSE_SPLIT_ZH = re.compile(r"\s*[，,]\s*")
-_BARE_VERB_EN = re.compile(r"^(?:hate|dislike|don't|do not|love|like|prefer|enjoy|can't|am|have|live|work)\b", re.I)
+_FIRST_PERSON_OPENING = re.compile(r"^i(?:'m|'ve|'d|\s)", re.IGNORECASE)
+_BARE_VERB_EN = re.compile(
+    r"^(?:hate|dislike|don't|do not|love|like|prefer|enjoy|can't|am|have|live|work)\b", re.I
+)
 
 
 def _split_sentences(text: str) -> list[str]:
@@ -127,11 +138,12 @@ def _clauses(sentence: str) -> list[Clause]:
     zh = bool(CJK.search(sentence))
     pieces = _CLAUSE_SPLIT_ZH.split(sentence) if zh else _CLAUSE_SPLIT_EN.split(sentence)
     clauses: list[Clause] = []
-    for index, piece in enumerate(pieces):
+    speaks_as_i = False  # "I love cats and hate dogs": the second clause inherits the "I"
+    for piece in pieces:
         text = piece.strip(" ,，.。")
         if not text:
             continue
-        probe = text
+        probe = _BARE_CONTRACTIONS.sub(lambda m: f"{m[1]}n't" if m[1] else f"{m[2]}'ve", text)
         for _ in range(3):  # markers stack: "oh, actually, I think …"
             before = probe
             probe = _DISCOURSE_EN.sub("", probe)
@@ -140,8 +152,9 @@ def _clauses(sentence: str) -> list[Clause]:
             probe = _HEDGE_PREFIX.sub("", probe)
             if probe == before:
                 break
-        if not zh and index > 0 and _BARE_VERB_EN.match(probe):
+        if not zh and speaks_as_i and _BARE_VERB_EN.match(probe):
             probe = "I " + probe
+        speaks_as_i = bool(_FIRST_PERSON_OPENING.match(probe))
         if probe:
             clauses.append(Clause(text=text, probe=probe, zh=bool(CJK.search(text))))
     return clauses

@@ -25,7 +25,8 @@ NEGATIVE = Polarity.NEGATIVE
 book = RuleBook()
 
 ZADV = (
-    r"(?:也|还|都|其实|一直|真的|特别|非常|很|挺|有点|可能|好像|应该|大概|也许|已经|现在|目前|从小|本来|就|比较|超|"
+    r"(?:也|还|都|其实|一直|真的|特别|非常|很|挺|有点|可能|好像|应该|大概|也许|已经|现在|目前|从小|本来|就|"
+    r"比较|超|"
     r"最|真|蛮|还是|平时|一般|向来|确实|始终|又|才|刚|刚刚|早就|后来|今年|去年|前年|上个月|最近)*"
 )
 S = r"^(?:我|本人)?" + ZADV
@@ -33,6 +34,7 @@ OBJ = r"(?P<obj>[^，,。.!！?？;；]+)"
 NAME = r"(?P<name>[\u4e00-\u9fff·]{1,6}?|[A-Za-z][\w'-]{0,20})"
 NAME_END = r"(?:[，,。.!！~～]|就(?:行|好|可以)|吧|啊|哦|呀|啦|$)"
 NUMBER = r"(?P<num>\d{1,3}|[一二两三四五六七八九十百]{1,4})"
+MENTION_IMPORTANCE = 0.6
 _NOT_NAMES = re.compile(r"^(?:我|你|他|她|它|外卖|车|人|醒|什么|啥|做|了)")
 _DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
@@ -60,7 +62,7 @@ def _clean_object(raw: str) -> str:
     return re.sub(r"(?:了|啦|呢|啊|呀|哦|的|哈)+$", "", object_phrase(raw, zh=True))
 
 
-# --- contradictions of an allergy, then allergies, diet and health ---------------------------------------------
+# --- contradictions of an allergy, then allergies, diet and health --------------------------------
 
 
 @book.rule(
@@ -94,8 +96,15 @@ def _allergy(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 _DIETS = {
-    "吃素": "vegetarian", "吃全素": "vegan", "不吃肉": "vegetarian", "不吃荤": "vegetarian", "吃清真": "halal",
-    "是回民": "halal", "不吃猪肉": "no pork", "不吃牛肉": "no beef", "不吃羊肉": "no lamb",
+    "吃素": "vegetarian",
+    "吃全素": "vegan",
+    "不吃肉": "vegetarian",
+    "不吃荤": "vegetarian",
+    "吃清真": "halal",
+    "是回民": "halal",
+    "不吃猪肉": "no pork",
+    "不吃牛肉": "no beef",
+    "不吃羊肉": "no lamb",
 }
 
 
@@ -113,9 +122,17 @@ def _diet(m: re.Match[str], clause: str) -> list[Finding]:
 
 
 _CONDITIONS = {
-    "糖尿病": "diabetes", "高血压": "high blood pressure", "哮喘": "asthma", "心脏病": "heart disease",
-    "胃病": "stomach disease", "偏头痛": "migraine", "失眠": "insomnia", "抑郁症": "depression",
-    "焦虑症": "anxiety", "痛风": "gout", "鼻炎": "rhinitis",
+    "糖尿病": "diabetes",
+    "高血压": "high blood pressure",
+    "哮喘": "asthma",
+    "心脏病": "heart disease",
+    "胃病": "stomach disease",
+    "偏头痛": "migraine",
+    "失眠": "insomnia",
+    "抑郁症": "depression",
+    "焦虑症": "anxiety",
+    "痛风": "gout",
+    "鼻炎": "rhinitis",
 }
 
 
@@ -124,7 +141,7 @@ def _health(m: re.Match[str], clause: str) -> list[Finding]:
     return [fact("basic.health", _CONDITIONS[m["cond"]])]
 
 
-# --- who the user is -----------------------------------------------------------------------------------------
+# --- who the user is ------------------------------------------------------------------------------
 
 
 @book.rule(
@@ -219,10 +236,11 @@ def _joined(m: re.Match[str], clause: str) -> list[Finding] | None:
     return [fact("basic.employer", normalize_value(obj), change=True)]
 
 
-# --- family, pets, people, languages ---------------------------------------------------------------------------
+# --- family, pets, people, languages --------------------------------------------------------------
 
 ROLE = (
-    r"(?P<role>老婆|妻子|太太|媳妇|老公|丈夫|爱人|女儿|闺女|儿子|孩子|小孩|妈妈|母亲|老妈|爸爸|父亲|老爸|父母|爸妈|"
+    r"(?P<role>老婆|妻子|太太|媳妇|老公|丈夫|爱人|女儿|闺女|儿子|孩子|小孩|妈妈|母亲|老妈|爸爸|父亲|老爸|"
+    r"父母|爸妈|"
     r"哥哥|弟弟|姐姐|妹妹|奶奶|外婆|姥姥|爷爷|外公|姥爷|男朋友|男友|女朋友|女友|未婚夫|未婚妻|妈|爸)"
 )
 
@@ -233,7 +251,8 @@ def _member(role: str, name: str | None) -> str:
 
 
 @book.rule(
-    S + r"有(?:一|两|三|四|二|\d)?(?:个|位)?(?P<role>女儿|儿子|孩子|小孩|哥哥|姐姐|弟弟|妹妹|男朋友|女朋友|老婆|老公)"
+    S + r"有(?:一|两|三|四|二|\d)?(?:个|位)?(?P<role>女儿|儿子|孩子|小孩|哥哥|姐姐|弟弟|妹妹|男朋友|女朋友|"
+    r"老婆|老公)"
     r"(?:[，,]?(?:叫|名叫)" + NAME + NAME_END + r")?",
     r"^我?(?:的)?" + ROLE + r"(?:叫|名叫|的名字(?:是|叫))" + NAME + NAME_END,
     r"^我?(?:的)?" + ROLE + r"(?:今年)?" + NUMBER + r"岁(?P<name>)",
@@ -251,12 +270,26 @@ def _married_or_parent(m: re.Match[str], clause: str) -> list[Finding]:
     return [fact("basic.family", "spouse" if m.groupdict().get("married") else "child")]
 
 
+@book.rule(r"^我(?:的)?(?P<role>女儿|儿子|老婆|老公|妻子|丈夫|孩子|男朋友|女朋友|闺女|媳妇)")
+def _family_mention(m: re.Match[str], clause: str) -> list[Finding]:
+    """ "我女儿喜欢画画": the user has a daughter (a weaker signal than a declaration)."""
+    mention = fact("basic.family", _member(m["role"], None), confidence=0.7, inferred=True)
+    mention.importance = MENTION_IMPORTANCE
+    return [mention]
+
+
 PET = r"(?P<pet>猫咪|小猫|猫|狗狗|小狗|狗|兔子|仓鼠|鹦鹉|金鱼|乌龟)"
 
 
 @book.rule(
-    r"^(?:我|我家|我们家)?(?:里)?" + ZADV + r"(?:养了|养着|养|有)(?:一|两|三|几|二|\d)?(?:只|条|个|头|匹)?" + PET
-    + r"(?:[，,]?(?:叫|名叫)" + NAME + NAME_END + r")?",
+    r"^(?:我|我家|我们家)?(?:里)?"
+    + ZADV
+    + r"(?:养了|养着|养|有)(?:一|两|三|几|二|\d)?(?:只|条|个|头|匹)?"
+    + PET
+    + r"(?:[，,]?(?:叫|名叫)"
+    + NAME
+    + NAME_END
+    + r")?",
     r"^(?:我|我家|我们家)?的?" + PET + r"(?:叫|名叫)" + NAME + NAME_END,
 )
 def _pet(m: re.Match[str], clause: str) -> list[Finding]:

@@ -10,7 +10,7 @@ import re
 
 from actors.extraction_lexicon import emotion_of, normalize_value, preference_slot
 from actors.extraction_rules import Finding, RuleBook, fact, is_real_object, liking, listed, object_phrase
-from actors.extraction_zh_facts import OBJ, ZADV, S
+from actors.extraction_zh_facts import OBJ, S
 from schemas.enums import Polarity
 
 NEGATIVE = Polarity.NEGATIVE
@@ -18,7 +18,9 @@ book = RuleBook()
 
 
 def _object(raw: str) -> str:
-    return re.sub(r"(?:了|啦|呢|啊|呀|哦|的事|的事情|的话题|这件事|这个话题)+$", "", object_phrase(raw, zh=True))
+    return re.sub(
+        r"(?:了|啦|呢|啊|呀|哦|的事|的事情|的话题|这件事|这个话题)+$", "", object_phrase(raw, zh=True)
+    )
 
 
 def _phrase_value(raw: str) -> str | None:
@@ -26,7 +28,7 @@ def _phrase_value(raw: str) -> str | None:
     return normalize_value(obj[:30]) or None if is_real_object(obj) else None
 
 
-# --- interaction style ---------------------------------------------------------------------------------------
+# --- interaction style ----------------------------------------------------------------------------
 
 
 @book.rule(
@@ -44,8 +46,16 @@ def _long_replies(m: re.Match[str], clause: str) -> list[Finding]:
 
 
 _TONES = {
-    "轻松": "casual", "随意": "casual", "活泼": "casual", "正式": "formal", "严肃": "formal", "客气": "formal",
-    "友好": "friendly", "温柔": "gentle", "幽默": "humorous", "直接": "direct",
+    "轻松": "casual",
+    "随意": "casual",
+    "活泼": "casual",
+    "正式": "formal",
+    "严肃": "formal",
+    "客气": "formal",
+    "友好": "friendly",
+    "温柔": "gentle",
+    "幽默": "humorous",
+    "直接": "direct",
 }
 
 
@@ -76,9 +86,12 @@ def _taboo(m: re.Match[str], clause: str) -> list[Finding] | None:
     return listed(obj, True, lambda v: fact("style.taboo", v, polarity=NEGATIVE))
 
 
-# --- temporary states ----------------------------------------------------------------------------------------
+# --- temporary states -----------------------------------------------------------------------------
 
-EMO = r"(?P<emo>累|烦|开心|高兴|快乐|难过|伤心|郁闷|焦虑|紧张|生气|无聊|崩溃|沮丧|失落|兴奋|激动|疲惫|困|忙|烦躁|孤独|寂寞|心累)"
+EMO = (
+    r"(?P<emo>累|烦|开心|高兴|快乐|难过|伤心|郁闷|焦虑|紧张|生气|无聊|崩溃|沮丧|失落|兴奋|激动|疲惫|困|忙|"
+    r"烦躁|孤独|寂寞|心累)"
+)
 NOW = r"(?:今天|今晚|这几天|这两天|这周|最近|刚才|此刻|今早|这会儿|现在|今天真是|早上|下班)"
 INTENSE = r"(?:好|太|真|很|特别|有点|有些|超|非常|挺|快|超级|巨|有一点)"
 
@@ -122,7 +135,7 @@ def _situation(m: re.Match[str], clause: str) -> list[Finding]:
     return [fact("state.situation", m["sit"])]
 
 
-# --- tastes --------------------------------------------------------------------------------------------------
+# --- tastes ---------------------------------------------------------------------------------------
 
 
 @book.rule(
@@ -149,17 +162,21 @@ def _like(m: re.Match[str], clause: str) -> list[Finding] | None:
     return listed(_object(m["obj"]), True, lambda v: liking(v))
 
 
-# --- plans, goals, lessons -----------------------------------------------------------------------------------
+# --- plans, goals, lessons ------------------------------------------------------------------------
 
 WHEN = (
-    r"(?:明天|后天|大后天|下周[一二三四五六日天末]?|下个?星期[一二三四五六日天]?|下个?月|下次|今晚|周[一二三四五六日末]|"
-    r"星期[一二三四五六日天]|这周末|这个周末|月底|年底|过几天|过两天|待会儿?|一会儿|\d+号|\d+月\d+[日号]|下礼拜|明早|"
+    r"(?:明天|后天|大后天|下周[一二三四五六日天末]?|下个?星期[一二三四五六日天]?|下个?月|下次|今晚|"
+    r"周[一二三四五六日末]|"
+    r"星期[一二三四五六日天]|这周末|这个周末|月底|年底|过几天|过两天|待会儿?|一会儿|\d+号|\d+月\d+[日号]|"
+    r"下礼拜|明早|"
     r"明晚|明年|下半年)"
 )
 
 
 @book.rule(
-    r"^(?:我)?[^，,。]{0,6}?" + WHEN + r"[^，,。]{0,4}?(?:要|得|会|打算|准备|计划|去|有|约了|考|面试|开会|出差|交|飞|回)"
+    r"^(?:我)?[^，,。]{0,6}?"
+    + WHEN
+    + r"[^，,。]{0,4}?(?:要|得|会|打算|准备|计划|去|有|约了|考|面试|开会|出差|交|飞|回)"
     + r"(?P<obj>[^，,。]*)",
     S + r"(?:打算|准备|计划)" + OBJ,
 )
@@ -169,7 +186,8 @@ def _plan(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 @book.rule(
-    S + r"(?:想|想要|希望|梦想|目标是|立志)(?:能)?(?P<obj>(?:学|学会|成为|考上|考|练|掌握|减肥|瘦|存|买|换)[^，,。]*)",
+    S + r"(?:想|想要|希望|梦想|目标是|立志)(?:能)?(?P<obj>(?:学|学会|成为|考上|考|练|掌握|减肥|瘦|存|买|"
+    r"换)[^，,。]*)",
     r"^我?的?(?:目标|梦想|计划)是" + OBJ,
 )
 def _goal(m: re.Match[str], clause: str) -> list[Finding] | None:
@@ -187,7 +205,8 @@ def _lesson_worked(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 @book.rule(
-    METHOD + r"(?:真|很|挺|根本|完全|确实)?(?:不管用|没用|不行|失败了?|行不通|没效果|不靠谱|翻车了?|效果不好|不好使)",
+    METHOD + r"(?:真|很|挺|根本|完全|确实)?(?:不管用|没用|不行|失败了?|行不通|没效果|不靠谱|翻车了?|效果不好|"
+    r"不好使)",
     r"^(?:教训|经验)(?:是|就是)" + OBJ,
     r"^下次(?P<avoid>别|不要|不能)?(?:要|得|应该|记得)?" + OBJ,
 )

@@ -37,7 +37,19 @@ def marker(finding: str) -> str:
     return f"[REDACTED:{finding}]"
 
 
-# --- invisible characters ------------------------------------------------------------------------------------
+def _splice(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """``text`` with each (start, end, replacement) applied; a span overlapping an earlier one is skipped."""
+    pieces, last = [], 0
+    for start, end, replacement in sorted(spans):
+        if start < last:
+            continue
+        pieces += [text[last:start], replacement]
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+# --- invisible characters -------------------------------------------------------------------------
 
 #: variation selectors 17–256 carry no glyph of their own and are used to smuggle bytes into text
 _SMUGGLING_RANGES = ((0xE0100, 0xE01EF),)
@@ -62,22 +74,19 @@ def strip_invisible(text: str) -> str:
     return "".join(ch for ch in text if not _is_invisible(ch))
 
 
-# --- secrets and identifiers ---------------------------------------------------------------------------------
+# --- secrets and identifiers ----------------------------------------------------------------------
 
 _ASCII_WORD_BEFORE = r"(?<![A-Za-z0-9])"
 _SECRET_VALUE = r"[!-~]{4,}"  # one printable-ASCII run: what a password or key looks like when spoken
+
 
 def _secret_like(value: str) -> bool:
     """A spoken key or token has digits or mixed case; "the token is representative" is not a secret."""
     return any(c.isdigit() for c in value) or (len(value) >= 20 and not value.islower())
 
 
-def _any_value(value: str) -> bool:
-    return True
-
-
-#: (finding, pattern whose group 1 is the secret, which values count)
-_KEYED_SECRETS: list[tuple[str, re.Pattern[str], Callable[[str], bool]]] = [
+#: (finding, pattern whose group 1 is the secret, which values count — None: any)
+_KEYED_SECRETS: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
     (
         "password",
         re.compile(
@@ -85,12 +94,12 @@ _KEYED_SECRETS: list[tuple[str, re.Pattern[str], Callable[[str], bool]]] = [
             r"\s*(?:is|was|=|:)\s*(?:now\s+)?[\"'“]?(" + _SECRET_VALUE + ")",
             re.IGNORECASE,
         ),
-        _any_value,
+        None,
     ),
     (
         "password",
         re.compile(r"(?:密码|口令|PIN码?)\s*(?:是|为|改成了?|[:：=])\s*([!-~]{3,})", re.IGNORECASE),
-        _any_value,
+        None,
     ),
     (
         "api_key",
@@ -107,27 +116,48 @@ _KEYED_SECRETS: list[tuple[str, re.Pattern[str], Callable[[str], bool]]] = [
         _secret_like,
     ),
     (
+        "card_number",
+        re.compile(
+            r"(?:银行卡号?|信用卡号?|卡号|card\s+(?:number|no\.?)|card)\s*(?:是|为|is|"
+            r"[:：])?\s*(\d[\d -]{11,22}\d)",
+            re.I,
+        ),
+        None,
+    ),
+    (
         "verification_code",
         re.compile(r"(?:验证码|verification code|otp)\s*(?:是|为|is|[:：=])\s*(\d{4,8})", re.IGNORECASE),
-        _any_value,
+        None,
     ),
     (
         "passport",
-        re.compile(r"(?:passport(?:\s+(?:number|no\.?))?|护照号?码?)\s*(?:is|是|[:：])?\s*([A-Z]{1,2}\d{6,9})", re.I),
-        _any_value,
+        re.compile(
+            r"(?:passport(?:\s+(?:number|no\.?))?|护照号?码?)\s*(?:is|是|[:：])?\s*([A-Z]{1,2}\d{6,9})", re.I
+        ),
+        None,
     ),
 ]
 
 _SHAPED_SECRETS: list[tuple[str, re.Pattern[str]]] = [
-    ("private_key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)")),
+    (
+        "private_key",
+        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)"),
+    ),
     ("api_key", re.compile(_ASCII_WORD_BEFORE + r"sk-[A-Za-z0-9_\-]{16,}")),
     ("api_key", re.compile(_ASCII_WORD_BEFORE + r"(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}")),
     ("api_key", re.compile(_ASCII_WORD_BEFORE + r"(?:AKIA|ASIA)[0-9A-Z]{16}")),
-    ("api_key", re.compile(_ASCII_WORD_BEFORE + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
+    (
+        "api_key",
+        re.compile(_ASCII_WORD_BEFORE + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
+    ),
     ("api_key", re.compile(_ASCII_WORD_BEFORE + r"xox[abprs]-[A-Za-z0-9-]{10,}")),
     ("api_key", re.compile(_ASCII_WORD_BEFORE + r"AIza[0-9A-Za-z_\-]{30,}")),
     ("api_key", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    ("email", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")),
+    # the look-behind starts a match only at a token's first character: no quadratic rescans of long runs
+    (
+        "email",
+        re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"),
+    ),
     ("ssn", re.compile(r"(?<!\d)\d{3}-\d{2}-\d{4}(?!\d)")),
 ]
 
@@ -179,7 +209,9 @@ def _card_spans(text: str) -> Iterator[tuple[int, int]]:
     is tried, not only the whole chain.
     """
     for chain in _DIGIT_CHAIN.finditer(text):
-        groups = [(g.start() + chain.start(), g.end() + chain.start()) for g in _GROUP.finditer(chain.group())]
+        groups = [
+            (g.start() + chain.start(), g.end() + chain.start()) for g in _GROUP.finditer(chain.group())
+        ]
         covered_to = -1
         for i, (start, _) in enumerate(groups):
             if start < covered_to:
@@ -217,32 +249,24 @@ class _Redactor:
     def replace_spans(self, finding: str, spans: list[tuple[int, int]]) -> None:
         if not spans:
             return
-        pieces, last = [], 0
-        for start, end in sorted(spans):
-            if start < last:
-                continue
-            pieces.append(self.text[last:start])
-            pieces.append(marker(finding))
-            last = end
-        pieces.append(self.text[last:])
-        self.text = "".join(pieces)
+        self.text = _splice(self.text, [(start, end, marker(finding)) for start, end in spans])
         if finding not in self.findings:
             self.findings.append(finding)
 
-    def apply(self, finding: str, pattern: re.Pattern[str], group: int = 0, keep: Callable[[str], bool] | None = None):
-        spans = [
-            m.span(group)
-            for m in pattern.finditer(self.text)
-            if keep is None or keep(m.group(group))
-        ]
+    def apply(
+        self, finding: str, pattern: re.Pattern[str], keep: Callable[[str], bool] | None = None
+    ) -> None:
+        spans = [m.span() for m in pattern.finditer(self.text) if keep is None or keep(m.group())]
         self.replace_spans(finding, spans)
 
 
-def _redact_keyed(redactor: _Redactor, finding: str, pattern: re.Pattern[str], keep: Callable[[str], bool]):
+def _redact_keyed(
+    redactor: _Redactor, finding: str, pattern: re.Pattern[str], keep: Callable[[str], bool] | None
+) -> None:
     """Keyed secrets end at whitespace; a sentence's closing punctuation is not part of the secret."""
     spans = []
     for m in pattern.finditer(redactor.text):
-        if m.group(1).startswith("[REDACTED") or not keep(m.group(1)):
+        if m.group(1).startswith("[REDACTED") or (keep is not None and not keep(m.group(1))):
             continue
         start, end = m.span(1)
         while end > start + 1 and redactor.text[end - 1] in ".,;:!?)]}\"'”":
@@ -251,9 +275,27 @@ def _redact_keyed(redactor: _Redactor, finding: str, pattern: re.Pattern[str], k
     redactor.replace_spans(finding, spans)
 
 
+_MAX_PASSES = 4
+
+
 def redact(text: str) -> Redacted:
-    """Replace secrets and personal identifiers with ``[REDACTED:<finding>]`` markers."""
-    r = _Redactor(strip_invisible(text))
+    """Replace secrets and personal identifiers with ``[REDACTED:<finding>]`` markers.
+
+    Passes repeat until nothing changes: a marker can open a new word boundary ("0000sk-…" becomes
+    "[REDACTED:…]sk-…" once the digits go), so one pass is not always enough.
+    """
+    current, findings = strip_invisible(text), []
+    for _ in range(_MAX_PASSES):
+        r = _Redactor(current)
+        _redact_pass(r)
+        findings += [f for f in r.findings if f not in findings]
+        if r.text == current:
+            break
+        current = r.text
+    return Redacted(text=current, findings=findings)
+
+
+def _redact_pass(r: _Redactor) -> None:
     for finding, pattern in _SHAPED_SECRETS:
         r.apply(finding, pattern)
     for finding, pattern, keep in _KEYED_SECRETS:
@@ -269,18 +311,20 @@ def redact(text: str) -> Redacted:
     for pattern in _PHONES:
         r.apply("phone", pattern, keep=_phone_digit_count_ok)
     r.replace_spans("card_number", list(_card_spans(r.text)))
-    return Redacted(text=r.text, findings=r.findings)
 
 
-# --- prompt injection ----------------------------------------------------------------------------------------
+# --- prompt injection -----------------------------------------------------------------------------
 
-_INSTRUCTION_NOUNS = r"(?:instructions?|prompts?|rules|directives?|guidelines|guardrails|constraints|context|programming)"
+_INSTRUCTION_NOUNS = (
+    r"(?:instructions?|prompts?|rules|directives?|guidelines|guardrails|constraints|context|programming)"
+)
 _INJECTIONS: list[tuple[str, re.Pattern[str]]] = [
     (
         "override_instructions",
         re.compile(
             r"\b(?:ignore|disregard|forget|override|bypass)\b\s+(?:(?:all|any|every|the|your|my|of|previous|"
-            r"prior|above|earlier|preceding|former|existing|system|original|safety)\s+){0,4}" + _INSTRUCTION_NOUNS,
+            r"prior|above|earlier|preceding|former|existing|system|original|safety)\s+){0,4}"
+            + _INSTRUCTION_NOUNS,
             re.IGNORECASE,
         ),
     ),
@@ -297,36 +341,44 @@ _INJECTIONS: list[tuple[str, re.Pattern[str]]] = [
         "system_prompt",
         re.compile(
             r"\bsystem\s+prompt\b|^\s*system\s*:|\bnew\s+(?:system\s+)?instructions?\s*:|"
-            r"\b(?:reveal|print|show|repeat|leak)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|instructions|prompt)",
+            r"\b(?:reveal|print|show|repeat|leak)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|instructions|"
+            r"prompt)",
             re.IGNORECASE | re.MULTILINE,
         ),
     ),
     (
         "role_tag",
         re.compile(
-            r"<\|[a-z_]{2,30}\|>|\[/?INST\]|<<\s*/?SYS\s*>>|</?\s*(?:system|assistant|user|instructions?)\s*>",
+            r"<\|[a-z_]{2,30}\|>|\[/?INST\]|<<\s*/?SYS\s*>>|</?\s*(?:system|assistant|user|"
+            r"instructions?)\s*>",
             re.IGNORECASE,
         ),
     ),
     (
         "instruction_header",
-        re.compile(r"^\s*#{2,}\s*(?:instruction|system|response|assistant|user|prompt)s?\b", re.IGNORECASE | re.M),
+        re.compile(
+            r"^\s*#{2,}\s*(?:instruction|system|response|assistant|user|prompt)s?\b", re.IGNORECASE | re.M
+        ),
     ),
     (
         "override_instructions",
         re.compile(
-            r"(?:忽略|无视|忘记|忘掉|跳过|绕过)(?:掉)?(?:你)?(?:之前|以上|上面|前面|先前|此前|原来|原有|所有|全部|的|一切|系统)*"
+            r"(?:忽略|无视|忘记|忘掉|跳过|绕过)(?:掉)?(?:你)?"
+            r"(?:之前|以上|上面|前面|先前|此前|原来|原有|所有|全部|的|一切|系统)*"
             r"(?:指令|指示|规则|提示词?|设定|约束|限制|要求)"
         ),
     ),
     (
         "role_reassignment",
         re.compile(
-            r"你现在(?:的身份)?是(?:一个|一名|一位)|(?:请|你要|你必须)扮演|从现在(?:开始|起)[，,]?你(?:是|要|必须|将)|"
-            r"(?:进入|开启)(?:开发者|越狱)模式"
+            r"你现在(?:的身份)?是(?:一个|一名|一位)|(?:请|你要|你必须)扮演|"
+            r"从现在(?:开始|起)[，,]?你(?:是|要|必须|将)|(?:进入|开启)(?:开发者|越狱)模式"
         ),
     ),
-    ("system_prompt", re.compile(r"系统提示词?|新的指令[:：]|(?:输出|泄露|打印|告诉我)(?:你的)?(?:系统)?(?:提示词|指令)")),
+    (
+        "system_prompt",
+        re.compile(r"系统提示词?|新的指令[:：]|(?:输出|泄露|打印|告诉我)(?:你的)?(?:系统)?(?:提示词|指令)"),
+    ),
 ]
 
 
@@ -337,23 +389,14 @@ def neutralize_injection(text: str) -> Neutralized:
     # only when folding kept the length, otherwise the whole text is withheld
     folded = unicodedata.normalize("NFKC", clean)
     same_shape = len(folded) == len(clean)
-    reasons: list[str] = []
-    spans: list[tuple[int, int]] = []
-    for reason, pattern in _INJECTIONS:
-        for m in pattern.finditer(folded):
-            if reason not in reasons:
-                reasons.append(reason)
-            spans.append(m.span())
+    spans = [
+        (*m.span(), f"[FILTERED:{reason}]")
+        for reason, pattern in _INJECTIONS
+        for m in pattern.finditer(folded)
+    ]
+    reasons = list(dict.fromkeys(label[10:-1] for _, _, label in spans))
     if not reasons:
         return Neutralized(text=clean, flagged=False, reasons=[])
     if not same_shape:
         return Neutralized(text=f"[FILTERED:{reasons[0]}]", flagged=True, reasons=reasons)
-    pieces, last = [], 0
-    for start, end in sorted(spans):
-        if start < last:
-            continue
-        pieces.append(clean[last:start])
-        pieces.append("[FILTERED:prompt_injection]")
-        last = end
-    pieces.append(clean[last:])
-    return Neutralized(text="".join(pieces), flagged=True, reasons=reasons)
+    return Neutralized(text=_splice(clean, spans), flagged=True, reasons=reasons)

@@ -11,6 +11,7 @@ that band from *information density*, *emotional intensity* and *task relevance*
         other personal content ...... 0.25 + 0.30  (ordinary conversation: below the default threshold)
         temporary state ............. 0.10 + 0.25  (a mood fades within the day)
     score = floor + width * (0.5·density + 0.3·emotion + 0.2·task relevance)
+    a basic fact that is only inferred (hedged, or merely mentioned) drops to the preference band
     explicit "remember this" → at least 0.95
 
 So the threshold separates durable facts and tastes from chatter and moods whatever the wording, while
@@ -26,22 +27,26 @@ from schemas.enums import Kind
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,:/-]\d+)*|[\u3400-\u9fff]")
 _NUMBER = re.compile(r"\d")
-_PROPER_NOUN = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
+_PROPER_NOUN = re.compile(r"(?<=[a-z,;]\s)[A-Z][a-z]+")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _MARKER = re.compile(r"\[(?:REDACTED|FILTERED):[a-z_]+\]")
 
 STOPWORDS = frozenset(
     """
     a an the and or but if so of to in on at by for with from as is am are was were be been being do does did
-    have has had i me my mine we us our you your he him his she her it its they them their this that these those
+    have has had i me my mine we us our you your he him his she her it its they them their
+    this that these those
     there here what which who whom whose when where why how not no yes just very really so too also then than
     will would can could should shall may might must gonna wanna got get gets getting ok okay oh ah um uh
     like well yeah yep hey hi hello thanks thank please sure cool nice great lol haha im i'm i've i'd i'll
     it's that's don't didn't doesn't isn't wasn't aren't can't won't all any some much many more most about
     into out up down over again still even only ever now today one thing things stuff lot bit kind sort
+    agree totally absolutely definitely
     """.split()
 )
-_ZH_FUNCTION_CHARS = frozenset("的了是我你他她它们在有和也都就还很吗呢吧啊呀哦嘛着过这那个一不没要会说对把被给让")
+_ZH_FUNCTION_CHARS = frozenset(
+    "的了是我你他她它们在有和也都就还很吗呢吧啊呀哦嘛着过这那个一不没要会说对把被给让"
+)
 
 _EMPHASIS = re.compile(
     r"\b(?:really|so|very|extremely|absolutely|totally|super|always|never|hate|love|adore|awful|terrible|"
@@ -101,13 +106,13 @@ def task_relevance(text: str) -> float:
     return 1.0 if _TASK.search(text) else 0.0
 
 
-def _band(kind: Kind, slot: str | None) -> tuple[float, float]:
+def _band(kind: Kind, slot: str | None, inferred: bool) -> tuple[float, float]:
     if kind is Kind.STATE or (slot or "").startswith("state."):
         return _BANDS["state"]
     if slot is None:
         return _BANDS["other"]
     if slot.startswith("basic."):
-        return _BANDS["basic"]
+        return _BANDS["preference" if inferred else "basic"]
     if slot.startswith("task."):
         return _BANDS["task"]
     return _BANDS["preference"]
@@ -119,6 +124,7 @@ def write_score(
     *,
     slot: str | None = None,
     forced: bool = False,
+    inferred: bool = False,
     emotion: float | None = None,
     task: float | None = None,
 ) -> float:
@@ -127,7 +133,7 @@ def write_score(
     ``emotion`` and ``task`` override the intensities read from the text (a caller that knows better, e.g. a
     structured write tied to an active task, passes them in).
     """
-    floor, width = _band(kind, slot)
+    floor, width = _band(kind, slot, inferred)
     e = emotional_intensity(text) if emotion is None else min(max(emotion, 0.0), 1.0)
     r = task_relevance(text) if task is None else min(max(task, 0.0), 1.0)
     score = floor + width * (0.5 * information_density(text) + 0.3 * e + 0.2 * r)
