@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import ray
+from opentelemetry import propagate
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, RayTaskError
 
 from actors.errors import HermesError, StoreUnavailable
@@ -230,14 +231,16 @@ async def call_user(
     directory: ray.actor.ActorHandle, tenant_id: str, user_id: str, method: str, *args: Any, **kwargs: Any
 ) -> Any:
     """Call a service method on the user's actor, retrying once through the directory if the actor died
-    (passivated or crashed) before running the call."""
+    (passivated or crashed) before running the call. The current trace context goes along."""
+    trace_context: dict[str, str] = {}
+    propagate.inject(trace_context)
     try:
         handle, incarnation = await directory.get.remote(tenant_id, user_id)
         try:
-            return await handle.call.remote(method, *args, **kwargs)
+            return await handle.call.remote(method, *args, trace_context=trace_context, **kwargs)
         except (ActorDiedError, ActorUnavailableError):
             handle, _ = await directory.get.remote(tenant_id, user_id, dead_incarnation=incarnation)
-            return await handle.call.remote(method, *args, **kwargs)
+            return await handle.call.remote(method, *args, trace_context=trace_context, **kwargs)
     except RayTaskError as exc:
         if isinstance(exc.cause, HermesError):
             raise exc.cause from None

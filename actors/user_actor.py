@@ -7,7 +7,8 @@ directory; writes carry a ``request_id`` that the service records in SQL, so a r
 
 The process stays lean: the embedding model and the Milvus client live in the shared service actors
 (``actors.services``), reached through ``RemoteEmbedder`` / ``RemoteIndex``; nothing here imports torch or
-pymilvus. State lives in SQL, so passivating an actor loses nothing.
+pymilvus. State lives in SQL, so passivating an actor loses nothing. The caller's trace context travels
+explicitly with each call (``trace_context``), so the service's spans join the request's trace.
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import ray
+from opentelemetry import context as otel_context
+from opentelemetry import propagate
 
 from actors.errors import InvalidInput
 from actors.services import RemoteEmbedder, RemoteIndex
+from actors.tracing import span
 from schemas.settings import HermesSettings
 
 #: the service methods a caller may reach through ``UserActor.call``
@@ -96,12 +100,20 @@ class UserActor:
         """Answered once construction finished: what the directory waits for when it activates."""
         return True
 
-    def call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+    def call(
+        self, method: str, *args: Any, trace_context: dict[str, str] | None = None, **kwargs: Any
+    ) -> Any:
+        """Run one service method; ``trace_context`` (W3C headers) parents its spans on the caller's."""
         if method not in ALLOWED_METHODS:
             raise InvalidInput(f"unknown operation {method[:64]!r}")
         self._calls += 1
         self._last_used = time.time()
-        return getattr(self._hosted.service, method)(*args, **kwargs)
+        token = otel_context.attach(propagate.extract(trace_context or {}))
+        try:
+            with span(f"user_actor.{method}", tenant_id=self._tenant_id):
+                return getattr(self._hosted.service, method)(*args, **kwargs)
+        finally:
+            otel_context.detach(token)
 
     def status(self) -> dict[str, Any]:
         return {

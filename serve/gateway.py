@@ -20,6 +20,7 @@ import ray
 from actors.directory import call_user, directory_actor
 from actors.errors import InvalidInput
 from actors.store.sql import MemoryStore
+from actors.tracing import span
 from schemas.api import (
     AlertList,
     ConfirmRequest,
@@ -72,7 +73,10 @@ class Gateway:
         return cls(settings, MemoryStore.from_settings(settings), directory_actor(settings))
 
     async def _call(self, tenant_id: str, user_id: str, method: str, *args: Any, **kwargs: Any) -> Any:
-        return await call_user(self._directory, tenant_id, check_user_id(user_id), method, *args, **kwargs)
+        with span(f"hermes.{method}", tenant_id=tenant_id):
+            return await call_user(
+                self._directory, tenant_id, check_user_id(user_id), method, *args, **kwargs
+            )
 
     # ------------------------------------------------------------------------------------------ writes
 

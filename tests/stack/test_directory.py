@@ -53,6 +53,12 @@ class CounterService:
     def profile(self) -> int:
         return self._load()["count"]
 
+    def recall(self) -> int:
+        """The trace the call runs in, as the actor sees it."""
+        from opentelemetry import trace
+
+        return trace.get_current_span().get_span_context().trace_id
+
 
 def counter_factory(state_dir: str, tenant_id: str, user_id: str, settings: HermesSettings) -> HostedService:
     return HostedService(
@@ -177,3 +183,13 @@ def test_user_actor_shell_stays_lean(make_directory):
     _, directory = make_directory()
     handle, _ = ray.get(directory.get.remote("acme", "lean"))
     assert ray.get(handle.status.remote())["heavy_modules"] == []
+
+
+def test_trace_context_travels_with_the_call(make_directory):
+    from opentelemetry.sdk.trace import TracerProvider
+
+    _, directory = make_directory()
+    tracer = TracerProvider().get_tracer("test")
+    with tracer.start_as_current_span("http request") as request_span:
+        seen = asyncio.run(call_user(directory, "acme", "traced", "recall"))
+    assert seen == request_span.get_span_context().trace_id != 0
