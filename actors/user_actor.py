@@ -28,7 +28,8 @@ from actors.services import RemoteEmbedder, RemoteIndex
 from actors.tracing import span
 from schemas.settings import HermesSettings
 
-#: the service methods a caller may reach through ``UserActor.call``
+#: the service methods a caller may reach through ``UserActor.call`` (``restore`` and ``reconcile`` are for
+#: the batch jobs, which commit every change of a user's memory through that user's actor)
 ALLOWED_METHODS = frozenset(
     {
         "write_turns",
@@ -44,6 +45,8 @@ ALLOWED_METHODS = frozenset(
         "erase_user",
         "alerts",
         "profile",
+        "restore",
+        "reconcile",
     }
 )
 #: modules whose presence would mean the actor loaded what belongs to the shared services
