@@ -58,24 +58,21 @@ GENERIC_IMPORTANCE = 0.35
 GENERIC_CONFIDENCE = 0.6
 
 _SMALL_TALK = re.compile(
-    r"^(?:(?:hi|hello|hey|yo|thanks|thank you|thx|ty|ok|okay|k|sure|cool|great|nice|lol|lmao|haha+|hehe|bye|"
-    r"goodbye|see you|see ya|good (?:morning|night|evening|afternoon)|yes|no|yep|nope|yeah|yup|wow|awesome|"
-    r"got it|"
-    r"sounds good|np|no problem|you're welcome|how are you|what's up|sup|alright|right|indeed|exactly|agreed|"
-    r"same|me too|you too|cheers|welcome|hmm+|uh huh|oh|ah|aha)[\s,!.?~]*)+$|"
-    r"^(?:(?:你好|您好|嗨|哈+|呵+|嘿+|谢谢|多谢|感谢|好的|好|嗯+|哦+|噢|喔|行|可以|拜拜|再见|早上好|早安|"
-    r"晚安|午安|收到|"
-    r"明白|了解|没问题|对|是的|不客气|在吗|ok|okk*)[啊呀哦吧了呢啦嘛！!。.~～，,\s]*)+$",
+    r"^(?:(?:hi|hello|hey|yo|thanks|thank you|thx|ty|ok|okay|k|sure|cool|great|nice|lol|lmao|haha+|hehe|"
+    r"bye|goodbye|see you|see ya|good (?:morning|night|evening|afternoon)|yes|no|yep|nope|yeah|yup|wow|"
+    r"awesome|got it|sounds good|np|no problem|you're welcome|how are you|what's up|sup|alright|right|"
+    r"indeed|exactly|agreed|same|me too|you too|cheers|welcome|hmm+|uh huh|oh|ah|aha)[\s,!.?~]*)+$|"
+    r"^(?:(?:你好|您好|嗨|哈+|呵+|嘿+|谢谢|多谢|感谢|好的|好|嗯+|哦+|噢|喔|行|可以|拜拜|再见|早上好|"
+    r"早安|晚安|午安|收到|明白|了解|没问题|对|是的|不客气|在吗|ok+)[啊呀哦吧了呢啦嘛！!。.~～，,\s]*)+$",
     re.IGNORECASE,
 )
 _FIRST_PERSON = re.compile(
     r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b|我|咱", re.IGNORECASE
 )
 _REQUEST = re.compile(
-    r"^(?:please|pls|help|tell|give|show|write|make|find|recommend|suggest|explain|translate|summari[sz]e|"
-    r"list|"
-    r"let's|can|could|would|will|remind|check|look|search|book|order|send|create|draft|compose|fix|"
-    r"imagine)\b|"
+    r"^(?:please|pls|help|tell|give|show|write|make|find|recommend|suggest|explain|translate|list|let's|"
+    r"summari[sz]e|can|could|would|will|remind|check|look|search|book|order|send|create|draft|compose|"
+    r"fix|imagine)\b|"
     r"^(?:帮我|请|给我|你|麻烦|能不能|可以|能否|能帮|替我|告诉我|推荐)",
     re.IGNORECASE,
 )
@@ -85,8 +82,8 @@ _PAST = re.compile(
     re.IGNORECASE,
 )
 _CONTRAST = re.compile(
-    r"\bnot\s+(?!only\b|just\b)(?:in\s+|at\s+|an?\s+|"
-    r"the\s+)?(?P<old>[\w' -]{1,40}?)\s*,?\s+but\s+(?:rather\s+)?"
+    r"\bnot\s+(?!only\b|just\b)(?:in\s+|at\s+|an?\s+|the\s+)?(?P<old>[\w' -]{1,40}?)\s*,?\s+but\s+"
+    r"(?:rather\s+)?"
     r"(?:in\s+|at\s+|an?\s+|the\s+)?(?P<new>[\w' -]{1,40})|"
     r"不是(?P<old_zh>[^，,。]{1,15}?)[，,]?\s*(?:而)?是(?P<new_zh>[^，,。]{1,15})",
     re.IGNORECASE,
@@ -125,12 +122,8 @@ def _corrected_value(sentence: str, new: str, zh: bool) -> Finding | None:
             slot = "basic.residence"
         elif occupation_of(object_phrase(new, zh)):
             slot = "basic.occupation"
-    value = _slot_value(slot, new, zh)
-    if not value:
-        return None
-    if slot is None:
-        return Finding(slot=None, kind=Kind.FACT, value=value, importance=0.5, change=True)
-    return fact(slot, value, change=True)
+    value = _slot_value(slot, new, zh) if slot else None
+    return fact(slot, value, change=True) if slot and value else None
 
 
 def _is_bare_value(clause: Clause) -> bool:
@@ -146,7 +139,10 @@ def _contrast(sentence: Sentence) -> Finding | None:
     if not m:
         return None
     zh = m["new_zh"] is not None
-    return _corrected_value(sentence.text, m["new_zh"] if zh else m["new"], zh)
+    new = m["new_zh"] if zh else m["new"]
+    if _FIRST_PERSON.search(new):  # "not from Hangzhou but I live there": a clause, not a corrected value
+        return None
+    return _corrected_value(sentence.text, new, zh)
 
 
 def _generic(clause: Clause) -> Finding | None:
@@ -193,7 +189,7 @@ def _read(sentence: Sentence, forced: bool, correction: bool) -> list[tuple[Find
         found = [(found[0][0], sentence.text)]
     if not found and correction and len(sentence.clauses) == 1 and _is_bare_value(sentence.clauses[0]):
         corrected = _corrected_value(sentence.text, sentence.clauses[0].probe, sentence.clauses[0].zh)
-        if corrected and corrected.slot:
+        if corrected:
             found = [(corrected, sentence.text)]
     if not found and forced and not is_small_talk(sentence.text):
         kind = Kind.EVENT if _PAST.search(sentence.text) else Kind.FACT
@@ -243,8 +239,9 @@ class RuleExtractor:
                     seen.add(key)
                     candidates.append(candidate)
         if len(candidates) > MAX_CANDIDATES_PER_TURN:
-            keep = sorted(candidates, key=lambda c: c.write_score, reverse=True)[:MAX_CANDIDATES_PER_TURN]
-            candidates = [c for c in candidates if any(c is k for k in keep)]
+            best = sorted(candidates, key=lambda c: c.write_score, reverse=True)[:MAX_CANDIDATES_PER_TURN]
+            keep = {id(c) for c in best}
+            candidates = [c for c in candidates if id(c) in keep]
         return candidates
 
     @staticmethod
@@ -256,10 +253,9 @@ class RuleExtractor:
         importance = max(finding.importance, FORCED_IMPORTANCE) if forced else finding.importance
         confidence = finding.confidence * (HEDGE_CONFIDENCE_FACTOR if hedged else 1.0)
         value = redact(finding.value).text if finding.value else None
-        kind = finding.kind
         return Candidate(
             content=content,
-            kind=kind,
+            kind=finding.kind,
             session_id=turn.session_id,
             dialog_ids=[turn.dialog_id],
             polarity=finding.polarity,
@@ -274,5 +270,7 @@ class RuleExtractor:
             and not temporary,
             forced=forced,
             observed_at=turn.at,
-            write_score=write_score(content, kind, slot=finding.slot, forced=forced, inferred=inferred),
+            write_score=write_score(
+                content, finding.kind, slot=finding.slot, forced=forced, inferred=inferred
+            ),
         )

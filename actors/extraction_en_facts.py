@@ -17,7 +17,16 @@ from actors.extraction_lexicon import (
     occupation_of,
     singularize,
 )
-from actors.extraction_rules import Finding, RuleBook, fact, is_real_object, liking, listed, object_phrase
+from actors.extraction_rules import (
+    MENTION_IMPORTANCE,
+    Finding,
+    RuleBook,
+    fact,
+    is_real_object,
+    liking,
+    listed,
+    object_phrase,
+)
 from schemas.enums import Polarity
 
 NEGATIVE = Polarity.NEGATIVE
@@ -60,7 +69,6 @@ _NOT_PLACES = re.compile(
     r"there|here|one|my)\b",
     re.IGNORECASE,
 )
-MENTION_IMPORTANCE = 0.6
 _NOT_EMPLOYERS = frozenset(
     {"home", "myself", "a living", "night", "nights", "weekend", "the moment", "free", "it"}
 )
@@ -339,12 +347,8 @@ def _married_or_parent(m: re.Match[str], clause: str) -> list[Finding]:
 )
 def _family_mention(m: re.Match[str], clause: str) -> list[Finding]:
     """ "My daughter loves dinosaurs": the user has a daughter (a weaker signal than a declaration)."""
-    return [_mentioned(fact("basic.family", _role(m["role"]), confidence=0.7, inferred=True))]
-
-
-def _mentioned(finding: Finding) -> Finding:
-    finding.importance = MENTION_IMPORTANCE
-    return finding
+    role = _role(m["role"])
+    return [fact("basic.family", role, confidence=0.7, inferred=True, importance=MENTION_IMPORTANCE)]
 
 
 PET = (

@@ -63,6 +63,8 @@ _IMPORTANCE = {
     "task.lesson": 0.6,
 }
 _STATE_IMPORTANCE = 0.2
+#: a fact only mentioned in passing ("my daughter loves dinosaurs") rather than declared
+MENTION_IMPORTANCE = 0.6
 
 
 def fact(
@@ -73,9 +75,11 @@ def fact(
     confidence: float = 0.9,
     change: bool = False,
     inferred: bool = False,
+    importance: float | None = None,
 ) -> Finding:
     """A finding for a named slot (``basic.*``, ``style.*``, ``state.*``, ``task.*``, ``relation.*``)."""
-    importance = _STATE_IMPORTANCE if slot.startswith("state.") else _IMPORTANCE.get(slot, 0.6)
+    if importance is None:
+        importance = _STATE_IMPORTANCE if slot.startswith("state.") else _IMPORTANCE.get(slot, 0.6)
     if slot.startswith("state."):
         confidence = min(confidence, 0.7)
     return Finding(

@@ -69,8 +69,8 @@ _CORRECTION_ANYWHERE = re.compile(
 )
 _HEDGE = re.compile(
     r"\b(?:i think|i guess|i believe|i suppose|i feel like|maybe|perhaps|probably|possibly|might|not sure|"
-    r"not certain|kind of|sort of)\b|我觉得|我感觉|可能|好像|也许|大概|或许|似乎|应该是|不太确定|不确定|估计|"
-    r"说不定",
+    r"not certain|kind of|sort of)\b|"
+    r"我觉得|我感觉|可能|好像|也许|大概|或许|似乎|应该是|不太确定|不确定|估计|说不定",
     re.IGNORECASE,
 )
 _HEDGE_PREFIX = re.compile(
@@ -90,12 +90,12 @@ _QUESTION_EN = re.compile(
     r"(?:what|how|why)'s\b)",
     re.IGNORECASE,
 )
-_QUESTION_ZH = re.compile(r"(?:吗|么|嘛)$|^(?:请问|你|为什么|怎么|什么|哪|谁|能不能|可不可以|是不是|有没有)")
+_QUESTION_ZH = re.compile(r"(?:吗|么|嘛)$|^(?:请问|为什么|怎么|什么|哪|谁|能不能|可不可以|是不是|有没有)")
 
 _CLAUSE_SPLIT_EN = re.compile(
     r"\s*;\s*|"
-    r",?\s+(?:and|but|so|although|though|while|whereas|because|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|my|we|"
-    r"our)\b)|"
+    r",?\s+(?:and|but|so|although|though|while|whereas|because|plus)\s+"
+    r"(?=(?:i|i'm|i've|i'd|i'll|my|we|our)\b)|"
     r",\s+(?=(?:i|i'm|i've|i'd|i'll|my|also|not|but|and)\b)|"
     r"\s+(?:and|but)\s+(?=(?:hate|dislike|don't|do not|love|like|prefer|enjoy|can't|am|have|live|work)\b)|"
     r"\s+[-—–]+\s+",

@@ -18,7 +18,16 @@ from actors.extraction_lexicon import (
     normalize_value,
     occupation_of,
 )
-from actors.extraction_rules import Finding, RuleBook, fact, is_real_object, liking, listed, object_phrase
+from actors.extraction_rules import (
+    MENTION_IMPORTANCE,
+    Finding,
+    RuleBook,
+    fact,
+    is_real_object,
+    liking,
+    listed,
+    object_phrase,
+)
 from schemas.enums import Polarity
 
 NEGATIVE = Polarity.NEGATIVE
@@ -34,7 +43,6 @@ OBJ = r"(?P<obj>[^，,。.!！?？;；]+)"
 NAME = r"(?P<name>[\u4e00-\u9fff·]{1,6}?|[A-Za-z][\w'-]{0,20})"
 NAME_END = r"(?:[，,。.!！~～]|就(?:行|好|可以)|吧|啊|哦|呀|啦|$)"
 NUMBER = r"(?P<num>\d{1,3}|[一二两三四五六七八九十百]{1,4})"
-MENTION_IMPORTANCE = 0.6
 _NOT_NAMES = re.compile(r"^(?:我|你|他|她|它|外卖|车|人|醒|什么|啥|做|了)")
 _DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
@@ -273,9 +281,8 @@ def _married_or_parent(m: re.Match[str], clause: str) -> list[Finding]:
 @book.rule(r"^我(?:的)?(?P<role>女儿|儿子|老婆|老公|妻子|丈夫|孩子|男朋友|女朋友|闺女|媳妇)")
 def _family_mention(m: re.Match[str], clause: str) -> list[Finding]:
     """ "我女儿喜欢画画": the user has a daughter (a weaker signal than a declaration)."""
-    mention = fact("basic.family", _member(m["role"], None), confidence=0.7, inferred=True)
-    mention.importance = MENTION_IMPORTANCE
-    return [mention]
+    role = _member(m["role"], None)
+    return [fact("basic.family", role, confidence=0.7, inferred=True, importance=MENTION_IMPORTANCE)]
 
 
 PET = r"(?P<pet>猫咪|小猫|猫|狗狗|小狗|狗|兔子|仓鼠|鹦鹉|金鱼|乌龟)"
