@@ -57,7 +57,11 @@ def _by_value(items: list[MemoryItem]) -> list[MemoryItem]:
 
 
 def render_session_context(
-    active: list[MemoryItem], policy: GatePolicy, session_id: str, now: datetime, budget_chars: int | None = None
+    active: list[MemoryItem],
+    policy: GatePolicy,
+    session_id: str,
+    now: datetime,
+    budget_chars: int | None = None,
 ) -> api.SessionContext:
     budget = budget_chars or policy.context_budget_chars
     frozen = sorted((i for i in active if i.is_frozen), key=lambda i: (i.slot or "~", i.memory_id))
@@ -80,12 +84,21 @@ def render_session_context(
         "recent": fit(recent_lines, int(budget * BUDGET_SPLIT["recent"])),
         "state": fit(state_lines, int(budget * BUDGET_SPLIT["state"])),
     }
-    headers = {"core": "# Core facts", "profile": "# Profile", "recent": "# Recent", "state": "# Current state"}
+    headers = {
+        "core": "# Core facts",
+        "profile": "# Profile",
+        "recent": "# Recent",
+        "state": "# Current state",
+    }
     parts = [f"{headers[name]}\n{body}" for name, body in sections.items() if body]
     text = fit("\n\n".join(parts).split("\n"), budget)
     user_block = fit(core_lines + [line for line in profile_lines if "] " in line], policy.user_block_chars)
     memory_block = fit(recent_lines + profile_lines, policy.memory_block_chars)
     return api.SessionContext(
-        session_id=session_id, created_at=now, text=text, memory_block=memory_block, user_block=user_block,
+        session_id=session_id,
+        created_at=now,
+        text=text,
+        memory_block=memory_block,
+        user_block=user_block,
         sections=sections,
     )

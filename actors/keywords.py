@@ -11,7 +11,8 @@ _LATIN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _STOPWORDS = frozenset(
     "a an the and or but if of to in on at by for with from as is are was were be been being am i me my mine "
-    "you your yours he she it its we our they them their this that these those do does did doing have has had "
+    "you your yours he she it its we our they them their this that these those do does did doing have has "
+    "had "
     "what which who whom whose when where why how not no so too very can could should would will just about "
     "into over than then there here s t don't i'm it's".split()
 )
@@ -63,17 +64,71 @@ class BM25:
 
 _FOOD = ("basic.allergy", "basic.diet_restriction", "preference.food")
 _SLOT_CUES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (("eat", "eating", "food", "cook", "cooking", "dinner", "lunch", "breakfast", "meal", "restaurant", "recipe",
-      "snack", "dish", "menu", "allergy", "allergic", "吃", "做饭", "菜", "餐", "饭", "夜宵", "食物", "过敏", "点外卖"),
-     _FOOD),
+    (
+        (
+            "eat",
+            "eating",
+            "food",
+            "cook",
+            "cooking",
+            "dinner",
+            "lunch",
+            "breakfast",
+            "meal",
+            "restaurant",
+            "recipe",
+            "snack",
+            "dish",
+            "menu",
+            "allergy",
+            "allergic",
+            "吃",
+            "做饭",
+            "菜",
+            "餐",
+            "饭",
+            "夜宵",
+            "食物",
+            "过敏",
+            "点外卖",
+        ),
+        _FOOD,
+    ),
     (("drink", "coffee", "tea", "beverage", "喝", "咖啡", "茶"), ("preference.drink", "basic.allergy")),
-    (("live", "living", "city", "address", "home", "move", "moved", "where", "住", "搬", "城市", "地址"),
-     ("basic.residence",)),
+    (
+        ("live", "living", "city", "address", "home", "move", "moved", "where", "住", "搬", "城市", "地址"),
+        ("basic.residence",),
+    ),
     (("name", "called", "名字", "叫"), ("basic.name",)),
-    (("job", "work", "occupation", "career", "office", "工作", "职业", "公司"), ("basic.occupation", "basic.employer")),
+    (
+        ("job", "work", "occupation", "career", "office", "工作", "职业", "公司"),
+        ("basic.occupation", "basic.employer"),
+    ),
     (("pet", "dog", "cat", "宠物", "狗", "猫"), ("basic.pet",)),
-    (("family", "wife", "husband", "kid", "kids", "child", "children", "daughter", "son", "mother", "father",
-      "家人", "老婆", "老公", "孩子", "女儿", "儿子", "妈妈", "爸爸"), ("basic.family",)),
+    (
+        (
+            "family",
+            "wife",
+            "husband",
+            "kid",
+            "kids",
+            "child",
+            "children",
+            "daughter",
+            "son",
+            "mother",
+            "father",
+            "家人",
+            "老婆",
+            "老公",
+            "孩子",
+            "女儿",
+            "儿子",
+            "妈妈",
+            "爸爸",
+        ),
+        ("basic.family",),
+    ),
     (("recommend", "recommendation", "suggest", "推荐", "建议"), ("preference.content", "style.taboo")),
     (("reply", "answer", "respond", "回答", "回复"), ("style.reply_length", "style.tone", "style.language")),
     (("health", "medicine", "doctor", "sick", "健康", "药", "医生"), ("basic.health", "basic.allergy")),

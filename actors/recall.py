@@ -134,7 +134,11 @@ class RecallEngine:
         time_decay = self.policy.decay.factor(item.kind) ** days_between(item.last_accessed_at, self.now)
         if item.is_frozen:
             time_decay = 1.0
-        base = weights.semantic * relevance + weights.time_decay * time_decay + weights.importance * item.importance
+        base = (
+            weights.semantic * relevance
+            + weights.time_decay * time_decay
+            + weights.importance * item.importance
+        )
         boosts: dict[str, float] = {}
         if item.is_frozen:
             boosts["frozen"] = weights.frozen_boost
@@ -147,10 +151,17 @@ class RecallEngine:
         for factor in boosts.values():
             total *= factor
         breakdown = api.ScoreBreakdown(
-            semantic=round(c.semantic, 4), time_decay=round(time_decay, 4), importance=round(item.importance, 4),
-            keyword=round(c.keyword, 4), slot=c.slot, boosts=boosts, total=round(total, 6),
+            semantic=round(c.semantic, 4),
+            time_decay=round(time_decay, 4),
+            importance=round(item.importance, 4),
+            keyword=round(c.keyword, 4),
+            slot=c.slot,
+            boosts=boosts,
+            total=round(total, 6),
         )
-        return api.RecallHit(memory=api.MemoryOut.from_item(item), score=breakdown, routes=sorted(set(c.routes)))
+        return api.RecallHit(
+            memory=api.MemoryOut.from_item(item), score=breakdown, routes=sorted(set(c.routes))
+        )
 
     def _dedup(self, ranked: list[api.RecallHit]) -> list[api.RecallHit]:
         kept: list[api.RecallHit] = []
@@ -176,7 +187,13 @@ class RecallEngine:
                 if o.memory_id == m.memory_id:
                     continue
                 linked = o.memory_id in m.conflicts_with or m.memory_id in o.conflicts_with
-                opposed = m.slot and m.slot == o.slot and m.value and m.value == o.value and m.polarity != o.polarity
+                opposed = (
+                    m.slot
+                    and m.slot == o.slot
+                    and m.value
+                    and m.value == o.value
+                    and m.polarity != o.polarity
+                )
                 if linked or opposed:
                     hit.contradicts.append(o.memory_id)
         return hits

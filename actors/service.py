@@ -77,8 +77,13 @@ class UserMemoryService:
         with span("extract", turns=len(req.turns)):
             for turn in req.turns:
                 found = self.extractor.extract(
-                    Turn(text=turn.text, session_id=req.session_id, dialog_id=turn.dialog_id, role=turn.role,
-                         at=turn.at or self.clock())
+                    Turn(
+                        text=turn.text,
+                        session_id=req.session_id,
+                        dialog_id=turn.dialog_id,
+                        role=turn.role,
+                        at=turn.at or self.clock(),
+                    )
                 )
                 ignored += not found
                 candidates.extend(found)
@@ -94,14 +99,24 @@ class UserMemoryService:
         if cleaned.flagged:
             return self._result([], 1, [])
         cand = Candidate(
-            content=cleaned.text, kind=req.kind, session_id=req.session_id, dialog_ids=list(req.dialog_ids),
-            polarity=req.polarity, slot=req.slot, value=req.value, importance=req.importance,
-            confidence=req.confidence, source=req.source, forced=req.remember,
+            content=cleaned.text,
+            kind=req.kind,
+            session_id=req.session_id,
+            dialog_ids=list(req.dialog_ids),
+            polarity=req.polarity,
+            slot=req.slot,
+            value=req.value,
+            importance=req.importance,
+            confidence=req.confidence,
+            source=req.source,
+            forced=req.remember,
             write_score=max(req.importance, 0.9 if req.remember else 0.0),
         )
         return self._apply_candidates([cand], request_id, 0)
 
-    def _apply_candidates(self, candidates: list[Candidate], request_id: str | None, ignored: int) -> api.WriteResult:
+    def _apply_candidates(
+        self, candidates: list[Candidate], request_id: str | None, ignored: int
+    ) -> api.WriteResult:
         vectors = self._embed([c.content for c in candidates])
         for attempt in (1, 2):
             try:
@@ -131,7 +146,9 @@ class UserMemoryService:
 
     def _bring_back_archived(self, cand: Candidate) -> None:
         """Archived items the candidate may restate, so the gate can restore instead of duplicating."""
-        found = self.store.find_archived(self.tenant_id, self.user_id, content_hash=content_hash(cand.content), limit=1)
+        found = self.store.find_archived(
+            self.tenant_id, self.user_id, content_hash=content_hash(cand.content), limit=1
+        )
         if cand.slot and cand.value:
             found += self.store.find_archived(self.tenant_id, self.user_id, slot=cand.slot, limit=20)
         for item in found:
@@ -185,7 +202,9 @@ class UserMemoryService:
             with span("milvus.upsert", rows=len(rows)):
                 self.index.upsert(self.tenant_id, rows)
         except HermesError:
-            log.warning("vector index upsert failed for %s/%s; reconcile will repair it", self.tenant_id, self.user_id)
+            log.warning(
+                "vector index upsert failed for %s/%s; reconcile will repair it", self.tenant_id, self.user_id
+            )
 
     def _already_applied(self, request_id: str | None) -> api.WriteResult | None:
         if request_id is None:
@@ -196,8 +215,12 @@ class UserMemoryService:
     def _result(self, outcomes: list[Outcome], ignored: int, alerts) -> api.WriteResult:
         return api.WriteResult(
             user_id=self.user_id,
-            outcomes=[api.WriteOutcome(memory_id=o.memory_id, action=o.action, state=o.state, layer=o.layer,
-                                       detail=o.detail) for o in outcomes],
+            outcomes=[
+                api.WriteOutcome(
+                    memory_id=o.memory_id, action=o.action, state=o.state, layer=o.layer, detail=o.detail
+                )
+                for o in outcomes
+            ],
             alerts=[api.AlertOut.from_alert(a) for a in alerts],
             ignored_turns=ignored,
         )
@@ -232,31 +255,46 @@ class UserMemoryService:
     def get_item(self, memory_id: str) -> api.MemoryDetail:
         item = self.store.get_item(self.tenant_id, self.user_id, memory_id)
         audit = self.store.audit_trail(self.tenant_id, self.user_id, memory_id)
-        return api.MemoryDetail(memory=api.MemoryOut.from_item(item), audit=[api.AuditEventOut.from_event(e) for e in audit])
+        return api.MemoryDetail(
+            memory=api.MemoryOut.from_item(item), audit=[api.AuditEventOut.from_event(e) for e in audit]
+        )
 
     def list_items(
         self, layer: Layer | None = None, state: State | None = None, limit: int = 100, offset: int = 0
     ) -> api.MemoryList:
         layers = [layer] if layer else None
         states = [state] if state else None
-        items = self.store.list_items(self.tenant_id, self.user_id, layers=layers, states=states, limit=limit,
-                                      offset=offset)
+        items = self.store.list_items(
+            self.tenant_id, self.user_id, layers=layers, states=states, limit=limit, offset=offset
+        )
         total = self.store.count_items(self.tenant_id, self.user_id, layers=layers, states=states)
         return api.MemoryList(items=[api.MemoryOut.from_item(i) for i in items], total=total)
 
     def confirm(self, memory_id: str, req: api.ConfirmRequest, actor: str = "user") -> api.MemoryOut:
-        return self._control(memory_id, lambda: self.engine.confirm(
-            memory_id, session_id=req.session_id, actor=actor, reason=req.reason))
+        return self._control(
+            memory_id,
+            lambda: self.engine.confirm(memory_id, session_id=req.session_id, actor=actor, reason=req.reason),
+        )
 
     def freeze(self, memory_id: str, req: api.FreezeRequest, actor: str = "operator") -> api.MemoryOut:
         return self._control(memory_id, lambda: self.engine.freeze(memory_id, reason=req.reason, actor=actor))
 
     def unfreeze(self, memory_id: str, req: api.UnfreezeRequest, actor: str = "user") -> api.MemoryOut:
-        return self._control(memory_id, lambda: self.engine.unfreeze(
-            memory_id, reason=req.reason, dialog_id=req.dialog_id, actor=actor,
-            new_content=req.new_content, new_value=req.new_value))
+        return self._control(
+            memory_id,
+            lambda: self.engine.unfreeze(
+                memory_id,
+                reason=req.reason,
+                dialog_id=req.dialog_id,
+                actor=actor,
+                new_content=req.new_content,
+                new_value=req.new_value,
+            ),
+        )
 
-    def restore(self, memory_id: str, actor: str = "job:restore", reason: str = "relevant again") -> api.MemoryOut:
+    def restore(
+        self, memory_id: str, actor: str = "job:restore", reason: str = "relevant again"
+    ) -> api.MemoryOut:
         if memory_id not in self.engine.items:
             self.engine.items[memory_id] = self.store.get_item(self.tenant_id, self.user_id, memory_id)
         return self._control(memory_id, lambda: self.engine.restore(memory_id, actor=actor, reason=reason))
@@ -296,7 +334,9 @@ class UserMemoryService:
         try:
             indexed = self.index.ids(self.tenant_id, self.user_id)
         except HermesError:
-            log.warning("vector index unavailable: reconcile of %s/%s postponed", self.tenant_id, self.user_id)
+            log.warning(
+                "vector index unavailable: reconcile of %s/%s postponed", self.tenant_id, self.user_id
+            )
             return 0
         live = {i.memory_id: i for i in self.engine.active()}
         missing = [i for mid, i in live.items() if mid not in indexed]

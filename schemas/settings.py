@@ -16,7 +16,9 @@ class Capacities(BaseModel):
     working: int = Field(200, ge=1)
     longterm: int = Field(1000, ge=1)
     core: int = Field(50, ge=1)
-    frozen_share: float = Field(0.2, gt=0, le=1, description="frozen items never exceed this share of active capacity")
+    frozen_share: float = Field(
+        0.2, gt=0, le=1, description="frozen items never exceed this share of active capacity"
+    )
 
     @property
     def active_total(self) -> int:

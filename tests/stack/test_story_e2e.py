@@ -15,14 +15,17 @@ pytestmark = [pytest.mark.stack, pytest.mark.slow]
 
 def say(http, key, user, session, *texts, first_dialog=0):
     turns = [{"text": t, "dialog_id": f"{session}-d{first_dialog + n}"} for n, t in enumerate(texts)]
-    response = http.post(f"/v1/users/{user}/turns", json={"session_id": session, "turns": turns},
-                         headers={"X-API-Key": key})
+    response = http.post(
+        f"/v1/users/{user}/turns", json={"session_id": session, "turns": turns}, headers={"X-API-Key": key}
+    )
     assert response.status_code == 200, response.text
     return response.json()
 
 
 def items(http, key, user, **params):
-    response = http.get(f"/v1/users/{user}/memories", params={"limit": 500, **params}, headers={"X-API-Key": key})
+    response = http.get(
+        f"/v1/users/{user}/memories", params={"limit": 500, **params}, headers={"X-API-Key": key}
+    )
     assert response.status_code == 200, response.text
     return response.json()["items"]
 
@@ -54,12 +57,15 @@ def test_allergy_residence_story_over_http(http, tenant_key):
     old = items(http, key, user, state="superseded")
     assert any(i["value"] == "hangzhou" and i["superseded_by"] == home["memory_id"] for i in old)
 
-    snapshot = http.post(f"/v1/users/{user}/sessions", json={"session_id": "s5"}, headers={"X-API-Key": key}).json()
+    snapshot = http.post(
+        f"/v1/users/{user}/sessions", json={"session_id": "s5"}, headers={"X-API-Key": key}
+    ).json()
     assert "residence: Suzhou" in snapshot["text"] and "allergy: Peanut" in snapshot["text"]
     assert "Hangzhou" not in snapshot["text"]
 
-    recall = http.post(f"/v1/users/{user}/recall", json={"query": "what should I avoid cooking?"},
-                       headers={"X-API-Key": key}).json()
+    recall = http.post(
+        f"/v1/users/{user}/recall", json={"query": "what should I avoid cooking?"}, headers={"X-API-Key": key}
+    ).json()
     assert recall["hits"][0]["memory"]["memory_id"] == allergy["memory_id"]
     top = recall["hits"][0]
     assert top["score"]["boosts"]["frozen"] == pytest.approx(1.3) and top["memory"]["source_dialog_ids"]
@@ -70,10 +76,15 @@ def test_fifty_concurrent_writes_for_one_user_lose_nothing(serve_app, tenant_key
 
     async def burst():
         async with httpx.AsyncClient(base_url=serve_app, timeout=120) as client:
+
             async def one(n):
-                body = {"session_id": f"s{n % 5}",
-                        "turns": [{"text": f"I visited museum number {n} in the old town", "dialog_id": f"d{n}"}]}
-                return await client.post(f"/v1/users/{user}/turns", json=body, headers={"X-API-Key": tenant_key})
+                body = {
+                    "session_id": f"s{n % 5}",
+                    "turns": [{"text": f"I visited museum number {n} in the old town", "dialog_id": f"d{n}"}],
+                }
+                return await client.post(
+                    f"/v1/users/{user}/turns", json=body, headers={"X-API-Key": tenant_key}
+                )
 
             return await asyncio.gather(*(one(n) for n in range(50)))
 
@@ -97,7 +108,9 @@ def test_other_tenant_cannot_read_recall_or_erase(http, sql_store, tenant_key):
     other = sql_store.create_tenant(f"t_{uuid.uuid4().hex[:12]}")
     theirs = {"X-API-Key": other}
     assert items(http, other, "alice") == []
-    hits = http.post("/v1/users/alice/recall", json={"query": "shellfish allergy"}, headers=theirs).json()["hits"]
+    hits = http.post("/v1/users/alice/recall", json={"query": "shellfish allergy"}, headers=theirs).json()[
+        "hits"
+    ]
     assert hits == []
     for item in mine:
         assert http.get(f"/v1/users/alice/memories/{item['memory_id']}", headers=theirs).status_code == 404
@@ -106,7 +119,10 @@ def test_other_tenant_cannot_read_recall_or_erase(http, sql_store, tenant_key):
     assert len(items(http, tenant_key, "alice")) == len(mine)  # erasing "their" alice left ours alone
     for raw in CRAFTED_IDS:
         crafted = quote(raw, safe="")
-        for method, path in (("GET", f"/v1/users/{crafted}/memories"), ("POST", f"/v1/users/{crafted}/recall")):
+        for method, path in (
+            ("GET", f"/v1/users/{crafted}/memories"),
+            ("POST", f"/v1/users/{crafted}/recall"),
+        ):
             response = http.request(method, path, json={"query": "x"}, headers=theirs)
             assert response.status_code in (404, 422), (crafted, response.status_code)
         response = http.get(f"/v1/users/alice/memories/{crafted}", headers=theirs)
@@ -128,8 +144,9 @@ def postgres_app(serve_app, make_stack_settings, postgres_url):
     admin_url = postgres_url.replace("postgresql+psycopg://", "postgresql://")
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{database}"')
-    settings = make_stack_settings(sql_url=postgres_url.rsplit("/", 1)[0] + f"/{database}",
-                                   namespace="hermes-test-pg")
+    settings = make_stack_settings(
+        sql_url=postgres_url.rsplit("/", 1)[0] + f"/{database}", namespace="hermes-test-pg"
+    )
     store = MemoryStore.from_settings(settings)
     store.create_schema()
     key = store.create_tenant("pgtenant")
@@ -147,15 +164,22 @@ def test_fifty_concurrent_writes_against_postgres(postgres_app):
 
     async def burst():
         async with httpx.AsyncClient(base_url=base, timeout=120) as client:
+
             async def one(n):
-                body = {"session_id": f"s{n % 5}",
-                        "turns": [{"text": f"I tried recipe number {n} from my grandmother", "dialog_id": f"d{n}"}]}
+                body = {
+                    "session_id": f"s{n % 5}",
+                    "turns": [
+                        {"text": f"I tried recipe number {n} from my grandmother", "dialog_id": f"d{n}"}
+                    ],
+                }
                 return await client.post("/v1/users/pguser/turns", json=body, headers={"X-API-Key": key})
 
             return await asyncio.gather(*(one(n) for n in range(50)))
 
     responses = asyncio.run(burst())
-    assert [r.status_code for r in responses] == [200] * 50, [r.text for r in responses if r.status_code != 200][:2]
+    assert [r.status_code for r in responses] == [200] * 50, [
+        r.text for r in responses if r.status_code != 200
+    ][:2]
     stored = store.list_items("pgtenant", "pguser", limit=500)
     assert sorted(d for i in stored for d in i.source_dialog_ids) == sorted(f"d{n}" for n in range(50))
     assert all(i.embedding is not None for i in stored)

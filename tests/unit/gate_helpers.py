@@ -53,6 +53,8 @@ def cand(
     )
 
 
-def engine(working: int = 200, longterm: int = 1000, core: int = 50, clock: Clock | None = None) -> GateEngine:
+def engine(
+    working: int = 200, longterm: int = 1000, core: int = 50, clock: Clock | None = None
+) -> GateEngine:
     policy = GatePolicy(capacities=Capacities(working=working, longterm=longterm, core=core))
     return GateEngine("t1", "u1", policy, clock=clock or Clock())

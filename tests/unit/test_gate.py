@@ -87,7 +87,9 @@ def test_correction_unfreezes_supersedes_and_refreezes():
     gate.write(residence("Hangzhou", "s1", "d1"))
     frozen_id = gate.write(residence("Hangzhou", "s2", "d2"))[0].memory_id
     outcome, changes = gate.write(
-        cand("actually I moved to Suzhou", "s3", "d9", slot="basic.residence", value="suzhou", correction=True)
+        cand(
+            "actually I moved to Suzhou", "s3", "d9", slot="basic.residence", value="suzhou", correction=True
+        )
     )
     assert (outcome.memory_id, outcome.action, outcome.state) == (frozen_id, "corrected", State.FROZEN)
     item = gate.get(frozen_id)
@@ -122,9 +124,20 @@ def test_confirmed_new_value_supersedes_old():
 
 def test_repeatedly_contradicted_item_expires():
     gate = engine()
-    old = gate.write(cand("I prefer tea", "s1", "d1", slot="style.tone", value="formal", kind=Kind.PREFERENCE))
+    old = gate.write(
+        cand("I prefer tea", "s1", "d1", slot="style.tone", value="formal", kind=Kind.PREFERENCE)
+    )
     for n in range(3):
-        gate.write(cand(f"be casual {n}", "s1", f"d{n + 2}", slot="style.tone", value=f"casual{n}", kind=Kind.PREFERENCE))
+        gate.write(
+            cand(
+                f"be casual {n}",
+                "s1",
+                f"d{n + 2}",
+                slot="style.tone",
+                value=f"casual{n}",
+                kind=Kind.PREFERENCE,
+            )
+        )
     assert gate.get(old[0].memory_id).state is State.EXPIRED
 
 
@@ -158,8 +171,15 @@ def test_working_overflow_merges_same_slot_keeping_dialog_ids():
     ids = []
     for n in range(5):
         clock.advance(seconds=1)
-        food = cand(f"had spicy dish number {n}", f"s{n}", f"d{n}", slot="preference.food", value=f"noodle{n}",
-                    kind=Kind.PREFERENCE, clock=clock)
+        food = cand(
+            f"had spicy dish number {n}",
+            f"s{n}",
+            f"d{n}",
+            slot="preference.food",
+            value=f"noodle{n}",
+            kind=Kind.PREFERENCE,
+            clock=clock,
+        )
         ids.append(gate.write(food)[0].memory_id)
     clock.advance(seconds=1)
     gate.write(cand("I have a meeting", "s9", "d99", kind=Kind.EVENT, clock=clock))
@@ -173,7 +193,9 @@ def test_working_overflow_merges_same_slot_keeping_dialog_ids():
 def test_working_overflow_evicts_lowest_value_to_archive():
     clock = Clock()
     gate = engine(working=3, clock=clock)
-    low = gate.write(cand("random chatter about clouds", "s1", "d1", kind=Kind.EVENT, score=0.1, clock=clock))[0]
+    low = gate.write(
+        cand("random chatter about clouds", "s1", "d1", kind=Kind.EVENT, score=0.1, clock=clock)
+    )[0]
     low_item = gate.get(low.memory_id)
     low_item.importance = 0.05
     for n in range(3):

@@ -23,7 +23,15 @@ SLOTS = [
 
 write_op = st.builds(
     lambda slot_n, value_n, session, neg, correction, forced, score, word: (
-        "write", slot_n, value_n, session, neg, correction, forced, score, word
+        "write",
+        slot_n,
+        value_n,
+        session,
+        neg,
+        correction,
+        forced,
+        score,
+        word,
     ),
     st.integers(0, len(SLOTS) - 1),
     st.integers(0, 2),
@@ -35,7 +43,8 @@ write_op = st.builds(
     st.integers(0, 5),
 )
 target_op = st.tuples(
-    st.sampled_from(["confirm", "freeze", "unfreeze", "unfreeze_change", "forget", "restore"]), st.integers(0, 50)
+    st.sampled_from(["confirm", "freeze", "unfreeze", "unfreeze_change", "forget", "restore"]),
+    st.integers(0, 50),
 )
 clock_op = st.tuples(st.sampled_from(["decay", "access"]), st.integers(0, 30))
 operations = st.lists(st.one_of(write_op, write_op, write_op, target_op, clock_op), min_size=20, max_size=80)
@@ -50,8 +59,19 @@ def _run(gate, clock, op, forgotten):
         polarity = Polarity.NEGATIVE if negative else Polarity.POSITIVE
         text = f"{kind.value} {slot} {value} {polarity.value} {word}"
         return gate.write(
-            cand(text, f"s{session}", f"d{session}-{word}", slot=slot, value=value, kind=kind, polarity=polarity,
-                 correction=correction, forced=forced, score=score, clock=clock)
+            cand(
+                text,
+                f"s{session}",
+                f"d{session}-{word}",
+                slot=slot,
+                value=value,
+                kind=kind,
+                polarity=polarity,
+                correction=correction,
+                forced=forced,
+                score=score,
+                clock=clock,
+            )
         )[1]
     if name in ("decay", "access"):
         clock.advance(days=op[1])
@@ -70,8 +90,14 @@ def _run(gate, clock, op, forgotten):
     if name == "unfreeze":
         return gate.unfreeze(memory_id, reason="review", dialog_id="d-un", actor="user")
     if name == "unfreeze_change":
-        return gate.unfreeze(memory_id, reason="moved", dialog_id="d-un", actor="user",
-                             new_content=f"changed {op[1]}", new_value=f"v{op[1]}")
+        return gate.unfreeze(
+            memory_id,
+            reason="moved",
+            dialog_id="d-un",
+            actor="user",
+            new_content=f"changed {op[1]}",
+            new_value=f"v{op[1]}",
+        )
     if name == "restore":
         return gate.restore(memory_id, actor="job:restore", reason="relevant again")
     gate.forget(memory_id)

@@ -29,7 +29,9 @@ def index():
 
 
 def service(store, index, user="alice", tenant="acme"):
-    return UserMemoryService(tenant, user, store=store, index=index, embedder=HashEmbedder(64), policy=GatePolicy())
+    return UserMemoryService(
+        tenant, user, store=store, index=index, embedder=HashEmbedder(64), policy=GatePolicy()
+    )
 
 
 def say(svc, session, *texts, start=0):
