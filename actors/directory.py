@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
@@ -35,9 +36,13 @@ from actors.user_actor import ServiceFactory, UserActor
 from schemas.api import ActivationLatency, DirectoryStats
 from schemas.settings import HermesSettings
 
+log = logging.getLogger(__name__)
+
 DIRECTORY_NAME = "directory"
 #: activation latencies kept for the p50/p95 figures
 LATENCY_WINDOW = 256
+#: how long a passivation may wait for the calls queued before it
+PASSIVATE_TIMEOUT_SECONDS = 120.0
 #: attempts to take over a user actor's name while its passivated predecessor is still being reaped
 SPAWN_ATTEMPTS = 20
 
@@ -191,9 +196,13 @@ class ActorDirectory:
 
     async def _stop(self, entry: _Entry) -> None:
         try:
-            await entry.handle.passivate.remote()
+            await asyncio.wait_for(entry.handle.passivate.remote(), PASSIVATE_TIMEOUT_SECONDS)
         except RayActorError:
             pass  # expected: passivate exits the actor, so its caller observes the death
+        except TimeoutError:
+            # a call that never ends must not block the user's next activation forever; an uncommitted
+            # write dies with the actor and its caller retries it under the same request id
+            log.warning("actor %s did not passivate in time; killing it", entry.handle)
         _release_name(entry.handle)
         self._passivations += 1
 
