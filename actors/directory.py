@@ -168,9 +168,9 @@ class ActorDirectory:
                 await handle.ping.remote()
                 return handle
             except ActorDiedError as exc:
+                _release_name(handle)  # a failed start, or a dead predecessor still holding the name
                 if exc.actor_init_failed:
                     raise StoreUnavailable(f"user actor failed to start: {str(exc)[:500]}") from None
-                _release_name(handle)  # the name still pointed at a dead predecessor
             except ActorUnavailableError:
                 pass
             await asyncio.sleep(0.02 * (attempt + 1))

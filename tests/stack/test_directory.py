@@ -66,13 +66,23 @@ def counter_factory(state_dir: str, tenant_id: str, user_id: str, settings: Herm
     )
 
 
+def failing_once_factory(
+    state_dir: str, tenant_id: str, user_id: str, settings: HermesSettings
+) -> HostedService:
+    flag = Path(state_dir) / f"failed-once.{user_id}"
+    if not flag.exists():
+        flag.touch()
+        raise RuntimeError("SQL not reachable yet")
+    return counter_factory(state_dir, tenant_id, user_id, settings)
+
+
 @pytest.fixture
 def make_directory(ray_session, tmp_path):
     created = []
 
-    def make(**overrides):
+    def make(factory=counter_factory, **overrides):
         settings = HermesSettings(namespace=f"dir-{uuid.uuid4().hex[:8]}", **overrides)
-        handle = directory_actor(settings, partial(counter_factory, str(tmp_path)))
+        handle = directory_actor(settings, partial(factory, str(tmp_path)))
         created.append(handle)
         return settings, handle
 
@@ -193,3 +203,12 @@ def test_trace_context_travels_with_the_call(make_directory):
     with tracer.start_as_current_span("http request") as request_span:
         seen = asyncio.run(call_user(directory, "acme", "traced", "recall"))
     assert seen == request_span.get_span_context().trace_id != 0
+
+
+def test_failed_start_is_unavailable_then_recovers(make_directory):
+    from actors.errors import StoreUnavailable
+
+    _, directory = make_directory(factory=failing_once_factory)
+    with pytest.raises(StoreUnavailable, match="failed to start"):
+        write(directory, "flaky")
+    assert write(directory, "flaky") == 1  # the dead actor's name was released: a fresh start works
