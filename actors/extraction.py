@@ -58,12 +58,12 @@ GENERIC_IMPORTANCE = 0.35
 GENERIC_CONFIDENCE = 0.6
 
 _SMALL_TALK = re.compile(
-    r"^(?:(?:hi|hello|hey|yo|thanks|thank you|thx|ty|ok|okay|k|sure|cool|great|nice|lol|lmao|haha+|hehe|"
-    r"bye|goodbye|see you|see ya|good (?:morning|night|evening|afternoon)|yes|no|yep|nope|yeah|yup|wow|"
-    r"awesome|got it|sounds good|np|no problem|you're welcome|how are you|what's up|sup|alright|right|"
-    r"indeed|exactly|agreed|same|me too|you too|cheers|welcome|hmm+|uh huh|oh|ah|aha)[\s,!.?~]*)+$|"
-    r"^(?:(?:你好|您好|嗨|哈+|呵+|嘿+|谢谢|多谢|感谢|好的|好|嗯+|哦+|噢|喔|行|可以|拜拜|再见|早上好|"
-    r"早安|晚安|午安|收到|明白|了解|没问题|对|是的|不客气|在吗|ok+)[啊呀哦吧了呢啦嘛！!。.~～，,\s]*)+$",
+    r"^(?:(?:hi|hello|hey|yo|thanks|thank you|thx|ty|ok|okay|k|sure|cool|great|nice|lol|lmao|haha+|hehe|bye|"
+    r"goodbye|see you|see ya|good (?:morning|night|evening|afternoon)|yes|no|yep|nope|yeah|yup|wow|awesome|"
+    r"got it|sounds good|np|no problem|you're welcome|how are you|what's up|sup|alright|right|indeed|"
+    r"exactly|agreed|same|me too|you too|cheers|welcome|hmm+|uh huh|oh|ah|aha)[\s,!.?~]*)+$|^(?:(?:你好|"
+    r"您好|嗨|哈+|呵+|嘿+|谢谢|多谢|感谢|好的|好|嗯+|哦+|噢|喔|行|可以|拜拜|再见|早上好|早安|晚安|午安|收到|"
+    r"明白|了解|没问题|对|是的|不客气|在吗|ok+)[啊呀哦吧了呢啦嘛！!。.~～，,\s]*)+$",
     re.IGNORECASE,
 )
 _FIRST_PERSON = re.compile(
@@ -71,9 +71,8 @@ _FIRST_PERSON = re.compile(
 )
 _REQUEST = re.compile(
     r"^(?:please|pls|help|tell|give|show|write|make|find|recommend|suggest|explain|translate|list|let's|"
-    r"summari[sz]e|can|could|would|will|remind|check|look|search|book|order|send|create|draft|compose|"
-    r"fix|imagine)\b|"
-    r"^(?:帮我|请|给我|你|麻烦|能不能|可以|能否|能帮|替我|告诉我|推荐)",
+    r"summari[sz]e|can|could|would|will|remind|check|look|search|book|order|send|create|draft|compose|fix|"
+    r"imagine)\b|^(?:帮我|请|给我|你|麻烦|能不能|可以|能否|能帮|替我|告诉我|推荐)",
     re.IGNORECASE,
 )
 _PAST = re.compile(
@@ -82,9 +81,9 @@ _PAST = re.compile(
     re.IGNORECASE,
 )
 _CONTRAST = re.compile(
-    r"\bnot\s+(?!only\b|just\b)(?:in\s+|at\s+|an?\s+|the\s+)?(?P<old>[\w' -]{1,40}?)\s*,?\s+but\s+"
-    r"(?:rather\s+)?"
-    r"(?:in\s+|at\s+|an?\s+|the\s+)?(?P<new>[\w' -]{1,40})|"
+    r"\bnot\s+(?!only\b|just\b)(?:in\s+|at\s+|an?\s+|"
+    r"the\s+)?(?P<old>[\w' -]{1,40}?)\s*,?\s+but\s+(?:rather\s+)?(?:in\s+|at\s+|an?\s+|"
+    r"the\s+)?(?P<new>[\w' -]{1,40})|"
     r"不是(?P<old_zh>[^，,。]{1,15}?)[，,]?\s*(?:而)?是(?P<new_zh>[^，,。]{1,15})",
     re.IGNORECASE,
 )

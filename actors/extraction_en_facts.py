@@ -34,9 +34,8 @@ book = RuleBook(re.IGNORECASE)
 
 ADV = (
     r"(?:(?:also|really|actually|probably|maybe|definitely|totally|absolutely|kind of|sort of|very|quite|"
-    r"pretty|"
-    r"still|now|just|currently|so|super|severely|mildly|slightly|deathly|highly|extremely|always|seriously|"
-    r"honestly|truly|genuinely|personally|originally|recently|finally|already|even|do)\s+)*"
+    r"pretty|still|now|just|currently|so|super|severely|mildly|slightly|deathly|highly|extremely|always|"
+    r"seriously|honestly|truly|genuinely|personally|originally|recently|finally|already|even|do)\s+)*"
 )
 #: "I", "I've", "I'd", "I'll", "I have": the subject of declarations in any tense
 I_ANY = r"\bi(?:'ve|'d|'ll|\s+have|\s+had)?\s+" + ADV
@@ -45,28 +44,27 @@ I_NOW = r"\bi\s+" + ADV
 IM = r"\b(?:i'm|i\s+am|im)\s+" + ADV
 OBJ = r"(?P<obj>.+)"
 NAME = r"(?P<name>(?-i:[A-Z])[\w'-]+)"
+DAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 TIME = (
     r"\b(?:tomorrow|tonight|this\s+(?:morning|afternoon|evening|weekend|week|month|year|summer|fall|autumn|"
-    r"winter|"
-    r"spring|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|next\s+(?:week|month|year|weekend|"
-    r"time|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|on\s+(?:monday|tuesday|wednesday|thursday|"
-    r"friday|"
-    r"saturday|sunday)|(?:in|within)\s+(?:a|an|\d+|two|three|a few|few|a couple of)\s+(?:days?|weeks?|"
-    r"months?|"
-    r"hours?)|later today|soon|by\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|"
-    r"tonight|"
-    r"the end of)|coming up|upcoming)\b"
+    r"winter|spring|"
+    + DAYS
+    + r")|next\s+(?:week|month|year|weekend|time|"
+    + DAYS
+    + r")|on\s+(?:"
+    + DAYS
+    + r")|"
+    r"(?:in|within)\s+(?:a|an|\d+|two|three|a few|few|a couple of)\s+(?:days?|weeks?|months?|hours?)|"
+    r"later today|soon|by\s+(?:" + DAYS + r"|tomorrow|tonight|the end of)|coming up|upcoming)\b"
 )
 _TIME = re.compile(TIME, re.IGNORECASE)
 _NOT_NAMES = frozenset(
-    "back later when if crazy old tomorrow now anytime sometime maybe please at on in after before "
-    "whenever soon "
-    "again a an the so just really not very sure fine good ok okay here there tired happy sorry".split()
+    """back later when if crazy old tomorrow now anytime sometime maybe please at on in after before whenever
+    soon again a an the so just really not very sure fine good ok okay here there tired happy sorry""".split()
 )
 _NOT_PLACES = re.compile(
-    r"^(?:an?|the same|the city|the country|the area|fear|peace|hope|denial|it|that|this|"
-    r"there|here|one|my)\b",
+    r"^(?:an?|the same|the city|the country|the area|fear|peace|hope|denial|it|that|this|there|here|one|"
+    r"my)\b",
     re.IGNORECASE,
 )
 _NOT_EMPLOYERS = frozenset(
@@ -151,8 +149,7 @@ _CONDITIONS = {
 @book.rule(
     I_ANY + r"(?:have|got|suffer from|was diagnosed with|been diagnosed with)\s+"
     r"(?:type\s+\d\s+)?(?P<cond>diabetes|asthma|high blood pressure|hypertension|adhd|depression|anxiety|"
-    r"migraines?|"
-    r"celiac disease|eczema|arthritis|insomnia|heart disease|epilepsy|autism|ptsd|cancer)\b",
+    r"migraines?|celiac disease|eczema|arthritis|insomnia|heart disease|epilepsy|autism|ptsd|cancer)\b",
     IM + r"(?P<cond>diabetic|asthmatic|epileptic)\b",
 )
 def _health(m: re.Match[str], clause: str) -> list[Finding]:
@@ -296,9 +293,8 @@ def _education(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 ROLE = (
     r"(?P<role>wife|husband|spouse|partner|boyfriend|girlfriend|fianc[ée]e?|daughters?|sons?|kids?|children|"
-    r"child|"
-    r"babies|baby|mom|mum|mother|dad|father|parents|brothers?|sisters?|siblings?|grandma|grandmother|grandpa|"
-    r"grandfather|grandchildren|grandkids?|twins)"
+    r"child|babies|baby|mom|mum|mother|dad|father|parents|brothers?|sisters?|siblings?|grandma|grandmother|"
+    r"grandpa|grandfather|grandchildren|grandkids?|twins)"
 )
 _ROLE_ALIASES = {
     "babies": "child",
@@ -353,8 +349,7 @@ def _family_mention(m: re.Match[str], clause: str) -> list[Finding]:
 
 PET = (
     r"(?P<pet>cats?|dogs?|pupp(?:y|ies)|kittens?|kitty|rabbits?|bunn(?:y|ies)|hamsters?|parrots?|goldfish|"
-    r"turtles?|"
-    r"tortoises?|birds?|horses?|guinea pigs?|snakes?|lizards?)"
+    r"turtles?|tortoises?|birds?|horses?|guinea pigs?|snakes?|lizards?)"
 )
 
 
@@ -371,8 +366,8 @@ def _pet(m: re.Match[str], clause: str) -> list[Finding]:
 
 SOCIAL = (
     r"(?P<role>colleague|coworker|co-worker|friend|best friend|buddy|boss|manager|supervisor|classmate|"
-    r"roommate|"
-    r"flatmate|neighbou?r|mentor|teammate|teacher|client|therapist|doctor|landlord|business partner)s?"
+    r"roommate|flatmate|neighbou?r|mentor|teammate|teacher|client|therapist|doctor|landlord|"
+    r"business partner)s?"
 )
 
 

@@ -32,10 +32,8 @@ REPLIES = r"(?:answers?|repl(?:y|ies)|responses?|explanations?|messages?)"
 
 
 @book.rule(
-    r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:"
-    + REPLIES
-    + r"\s+|it\s+|things\s+)?(?:short|brief|concise|shorter|"
-    r"simple|to the point)\b",
+    r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:" + REPLIES + r"\s+|it\s+|things\s+)?"
+    r"(?:short|brief|concise|shorter|simple|to the point)\b",
     r"\bbe\s+(?:more\s+)?(?:concise|brief|succinct)\b",
     r"\b(?:short|shorter|brief|briefer|concise)\s+" + REPLIES,
     r"\b(?:less|not so|too)\s+(?:verbose|wordy|long-winded)\b|\bno\s+(?:long|lengthy)\s+" + REPLIES,
@@ -76,8 +74,7 @@ _OPPOSITE_TONES = {
 }
 TONE = (
     r"(?P<tone>casual|informal|formal|friendly|professional|polite|direct|blunt|straightforward|gentle|"
-    r"humorous|"
-    r"funny|serious|warm|relaxed|playful|encouraging|stiff|robotic|rude)"
+    r"humorous|funny|serious|warm|relaxed|playful|encouraging|stiff|robotic|rude)"
 )
 
 
@@ -97,8 +94,7 @@ def _tone(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 @book.rule(
     r"\b(?:reply|answer|respond|talk|speak|write|chat)\s+(?:to me\s+|with me\s+)?in\s+(?P<lang>english|"
-    r"chinese|"
-    r"mandarin|japanese|french|spanish|german|korean)\b"
+    r"chinese|mandarin|japanese|french|spanish|german|korean)\b"
 )
 def _reply_language(m: re.Match[str], clause: str) -> list[Finding]:
     return [fact("style.language", m["lang"].lower())]
@@ -118,17 +114,15 @@ def _taboo(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 FEEL = (
     r"\bi(?:'m|\s+am|m|\s+feel|'m\s+feeling|\s+am\s+feeling|'ve\s+been(?:\s+feeling)?|"
-    r"\s+have\s+been(?:\s+feeling)?|"
-    r"\s+been)\s+"
+    r"\s+have\s+been(?:\s+feeling)?|\s+been)\s+"
 )
 INTENSITY = (
     r"(?:(?:a\s+(?:bit|little)|kind of|so|really|very|super|totally|quite|pretty|extremely|just|too)\s+)*"
 )
 MOOD = (
     r"(?P<emo>tired|exhausted|drained|worn out|burn(?:ed|t) out|stressed(?: out)?|anxious|nervous|worried|"
-    r"sad|upset|"
-    r"depressed|down|blue|angry|mad|furious|pissed|bored|overwhelmed|swamped|frustrated|happy|glad|excited|"
-    r"thrilled|sleepy|busy|lonely|annoyed|irritated|grumpy|cranky|homesick|heartbroken|scared|afraid)"
+    r"sad|upset|depressed|down|blue|angry|mad|furious|pissed|bored|overwhelmed|swamped|frustrated|happy|glad|"
+    r"excited|thrilled|sleepy|busy|lonely|annoyed|irritated|grumpy|cranky|homesick|heartbroken|scared|afraid)"
 )
 VENT = (
     r"(?P<emo>annoying|frustrating|exhausting|tiring|stressful|boring|irritating|depressing|overwhelming|"
@@ -138,12 +132,12 @@ VENT = (
 
 @book.rule(
     FEEL + ADV + INTENSITY + MOOD + r"\b(?!\s+(?:of|with|at|to|that|for)\b)",
-    r"^(?:[\w' -]{2,40}?)\s+(?:is|are|has been|have been|feels)\s+(?:so|really|super|too|such|very|"
-    r"incredibly|"
-    r"extremely|quite|kind of|pretty|getting)\s+(?:\w+\s+)?" + VENT + r"\b",
-    r"\b(?:today|tonight|this week|this morning|my day|work)\s+(?:is|was|has been)\s+(?:so\s+|really\s+|"
-    r"super\s+|"
-    r"such\s+)?(?:\w+\s+)?" + VENT + r"\b",
+    r"^(?:[\w' -]{2,40}?)\s+(?:is|are|has been|have been|feels)\s+"
+    r"(?:so|really|super|too|such|very|incredibly|extremely|quite|kind of|pretty|getting)\s+(?:\w+\s+)?"
+    + VENT
+    + r"\b",
+    r"\b(?:today|tonight|this week|this morning|my day|work)\s+(?:is|was|has been)\s+"
+    r"(?:so\s+|really\s+|super\s+|such\s+)?(?:\w+\s+)?" + VENT + r"\b",
 )
 def _mood(m: re.Match[str], clause: str) -> list[Finding] | None:
     mood = emotion_of(m["emo"])
@@ -222,14 +216,21 @@ def _favourite(m: re.Match[str], clause: str) -> list[Finding] | None:
 LIKE_I = r"like|love|enjoy|adore|prefer|dig|fancy|am into|really like|absolutely love"
 LIKE_IM = (
     r"into|a (?:big |huge )?fan of|fond of|keen on|passionate about|obsessed with|crazy about|addicted to|"
-    r"hooked on|interested in"
+    r"hooked on|interested in|loving|enjoying"
+)
+LIKE_SINCE = (
+    r"\bi(?:'ve|\s+have)\s+(?:always\s+|long\s+|really\s+)*(?:loved|liked|enjoyed|adored|been\s+(?:really\s+)?"
+    r"(?:passionate about|into|a (?:big |huge )?fan of|fond of|obsessed with|interested in))"
 )
 
 
-@book.rule(OPENING + r"(?:" + I_NOW + r"(?P<verb>" + LIKE_I + r")|" + IM + r"(?:" + LIKE_IM + r"))\s+" + OBJ)
+@book.rule(
+    OPENING + r"(?:" + I_NOW + r"(?P<verb>" + LIKE_I + r")|" + IM + r"(?:" + LIKE_IM + r"))\s+" + OBJ,
+    OPENING + LIKE_SINCE + r"\s+" + OBJ,
+)
 def _like(m: re.Match[str], clause: str) -> list[Finding] | None:
     obj = m["obj"]
-    if (m["verb"] or "").lower() == "prefer":
+    if (m.groupdict().get("verb") or "").lower() == "prefer":
         obj = re.split(r"\s+to\s+", obj, maxsplit=1)[0]
     return listed(obj, False, lambda v: liking(v))
 
@@ -248,8 +249,7 @@ def _like(m: re.Match[str], clause: str) -> list[Finding] | None:
     r"\bi(?P<timed>'ll|\s+will|\s+need to|\s+have to|\s+must)\s+" + ADV + OBJ,
     IM + r"(?P<timed2>supposed to|scheduled to|due to)\s+" + OBJ,
     IM + r"(?P<trip>traveling|travelling|flying out|going away|going on (?:a\s+)?(?:trip|vacation|holiday|"
-    r"business trip))"
-    r"\b(?P<obj>)",
+    r"business trip))\b(?P<obj>)",
 )
 def _plan(m: re.Match[str], clause: str) -> list[Finding] | None:
     groups = m.groupdict()
@@ -260,8 +260,8 @@ def _plan(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 _NOT_GOALS = re.compile(
-    r"^(?:know|ask|see if|check|understand|say|tell|talk|thank|share|mention|make sure|let you|"
-    r"hear|be honest|clarify|add|point out|go back|try it|do that|do this)\b",
+    r"^(?:know|ask|see if|check|understand|say|tell|talk|thank|share|mention|make sure|let you|hear|"
+    r"be honest|clarify|add|point out|go back|try it|do that|do this)\b",
     re.IGNORECASE,
 )
 
@@ -278,7 +278,8 @@ def _goal(m: re.Match[str], clause: str) -> list[Finding] | None:
     return [fact("task.goal", goal, confidence=0.8)] if goal else None
 
 
-NOT_ME = r"(?!(?:i|i'm|you|your|we|it's|that's|he|she|they|his|her|their)\b)"
+#: a lesson's subject is a thing or a method, not a person ("Your hard work paid off" is praise)
+THING = r"^(?!(?:i|i'm|you|your|we|it's|that's|he|she|they|his|her|their)\b)(?P<obj>[\w' -]{2,60}?)\s+"
 _DEMONSTRATIVE = re.compile(r"^(?:that|this|the|my|our|your|those|these)\s+", re.IGNORECASE)
 
 
@@ -288,15 +289,10 @@ def _lesson_value(raw: str) -> str | None:
 
 
 @book.rule(
-    r"^"
-    + NOT_ME
-    + r"(?P<obj>[\w' -]{2,60}?)\s+(?:really\s+|actually\s+|totally\s+)?(?:worked|works)\s+(?:really\s+|"
-    r"very\s+|so\s+|pretty\s+)?(?:well|great|wonders|perfectly|like a charm|for me)\b",
-    r"^"
-    + NOT_ME
-    + r"(?P<obj>[\w' -]{2,60}?)\s+(?:really\s+)?(?:helped|helps)\s+(?:me\s+)?(?:a lot|a ton|so much|"
-    r"tremendously)\b",
-    r"^" + NOT_ME + r"(?P<obj>[\w' -]{2,60}?)\s+(?:paid off|did the trick|was a success|was worth it)\b",
+    THING + r"(?:really\s+|actually\s+|totally\s+)?(?:worked|works)\s+(?:really\s+|very\s+|so\s+|pretty\s+)?"
+    r"(?:well|great|wonders|perfectly|like a charm|for me)\b",
+    THING + r"(?:really\s+)?(?:helped|helps)\s+(?:me\s+)?(?:a lot|a ton|so much|tremendously)\b",
+    THING + r"(?:paid off|did the trick|was a success|was worth it)\b",
     r"\bwhat\s+(?:really\s+)?(?:worked|helped)\s+(?:was|is)\s+" + OBJ,
 )
 def _lesson_worked(m: re.Match[str], clause: str) -> list[Finding] | None:
@@ -305,11 +301,8 @@ def _lesson_worked(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 @book.rule(
-    r"^" + NOT_ME + r"(?P<obj>[\w' -]{2,60}?)\s+(?:didn't|did not|doesn't|does not|never)\s+(?:really\s+)?"
-    r"(?:work|help)\b",
-    r"^"
-    + NOT_ME
-    + r"(?P<obj>[\w' -]{2,60}?)\s+(?:failed|backfired|was a (?:mistake|disaster|waste of time|bad idea)|"
+    THING + r"(?:didn't|did not|doesn't|does not|never)\s+(?:really\s+)?(?:work|help)\b",
+    THING + r"(?:failed|backfired|was a (?:mistake|disaster|waste of time|bad idea)|"
     r"made (?:it|things|everything) worse)\b",
 )
 def _lesson_failed(m: re.Match[str], clause: str) -> list[Finding] | None:
@@ -318,9 +311,9 @@ def _lesson_failed(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 @book.rule(
-    r"\b(?:lesson learned|i learned (?:that|the hard way that)|next time i(?P<avoid>'ll not| won't|"
-    r" shouldn't| "
-    r"will not| should not| must not)?(?:'ll| will| should| need to| must)?)[:,]?\s+" + OBJ
+    r"\b(?:lesson learned|i learned (?:that|the hard way that)|"
+    r"next time i(?P<avoid>'ll not| won't| shouldn't| will not| should not| must not)?"
+    r"(?:'ll| will| should| need to| must)?)[:,]?\s+" + OBJ
 )
 def _lesson_noted(m: re.Match[str], clause: str) -> list[Finding] | None:
     what = _phrase_value(m["obj"])

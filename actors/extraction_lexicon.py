@@ -196,9 +196,8 @@ def singularize(word: str) -> str:
 
 _LEADING_WORDS = re.compile(
     r"^(?:(?:a|an|the|some|any|my|our|your|his|her|their|this|that|these|those|all|many|much|more|most|"
-    r"lots of|a lot of|a bit of|kind of|sort of|all kinds of|different|good|nice|really|very|super|"
-    r"eating|drinking|playing|watching|listening to|going|doing|having|to go|to play|to eat|to drink|"
-    r"to watch|"
+    r"lots of|a lot of|a bit of|kind of|sort of|all kinds of|different|good|nice|really|very|super|eating|"
+    r"drinking|playing|watching|listening to|going|doing|having|to go|to play|to eat|to drink|to watch|"
     r"to listen to|to do|to|go)\s+)+",
     re.IGNORECASE,
 )
@@ -208,8 +207,8 @@ _TRAILING_WORDS = re.compile(
     re.IGNORECASE,
 )
 _ZH_LEADING = re.compile(
-    r"^(?:我们的|我的|我|一条|一个|一些|两只|两个|三只|几只|只|条|吃|喝|看|听|玩|打|踢|去|做|用|刷|"
-    r"各种|所有的|所有|很多|特别|非常|有点|比较)+"
+    r"^(?:我们的|我的|我|一条|一个|一些|两只|两个|三只|几只|只|条|吃|喝|看|听|玩|打|踢|去|做|用|刷|各种|"
+    r"所有的|所有|很多|特别|非常|有点|比较)+"
 )
 _ZH_TRAILING = re.compile(r"(?:的|了|啊|呀|哦|呢|吧|嘛|啦|之类的|什么的|等等|等|这些|那些|这种|那种)+$")
 _EDGE_PUNCT = " \t\n\"'“”‘’`.,;:!?()[]{}<>，。；：！？、（）《》「」…~～-_*"

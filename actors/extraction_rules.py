@@ -143,12 +143,12 @@ class RuleBook:
 # --- object phrases -------------------------------------------------------------------------------
 
 _EN_OBJECT_END = re.compile(
-    r"[,;:!?()\"]|\s+-\s+|\s+(?:in|on|at|with|when|because|since|for|during|after|before|while|if|as|so|but|though|"
-    r"although|from|every|each|over|than|rather than|instead of|which|who|whenever|unless|until|like|lately|"
-    r"recently|nowadays|these days|right now|now|anymore|any more|too|a lot|so much|very much|more|even|"
-    r"especially|and then|or so|to be honest|tbh|haha|lol|though|because|cause|cuz|ever since|nowadays|"
-    r"and all|and stuff|and everything|at all|all the time|to me|for me|ago|today|tonight|tomorrow|yesterday|"
-    r"(?:this|next|last)\s+(?:week|weekend|month|year|morning|evening|time))\b|\s+\d",
+    r"[,;:!?()\"]|\s+-\s+|\s+(?:in|on|at|with|when|because|since|for|during|after|before|while|if|as|so|but|"
+    r"though|although|from|every|each|over|than|rather than|instead of|which|who|whenever|unless|until|like|"
+    r"lately|recently|nowadays|these days|right now|now|anymore|any more|too|a lot|so much|very much|more|"
+    r"even|especially|and then|or so|to be honest|tbh|haha|lol|cause|cuz|ever since|and all|and stuff|"
+    r"and everything|at all|all the time|to me|for me|ago|today|tonight|tomorrow|yesterday|(?:this|next|"
+    r"last)\s+(?:week|weekend|month|year|morning|evening|time))\b|\s+\d",
     re.IGNORECASE,
 )
 _ZH_OBJECT_END = re.compile(r"[，,。.!！?？;；:：(（]|因为|所以|但是|不过|而且|然后|的时候|之后|以后")
@@ -169,12 +169,13 @@ _PRONOUN_LEADS = re.compile(
     re.IGNORECASE,
 )
 _PROTECTED_PAIRS = re.compile(
-    r"\b(?:rock and roll|salt and pepper|mac and cheese|fish and chips|drum and bass|sweet and sour|"
-    r"r&b|black and white|arts and crafts|peanut butter and jelly)\b",
+    r"\b(?:rock and roll|salt and pepper|mac and cheese|fish and chips|drum and bass|sweet and sour|r&b|"
+    r"black and white|arts and crafts|peanut butter and jelly)\b",
     re.IGNORECASE,
 )
 _EN_ITEM_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&|plus|as well as)\s+|\s*/\s*", re.I)
 _ZH_ITEM_SPLIT = re.compile(r"[、/]|以及|还有|或者|和|跟|与|及|或")
+_BACK_REFERENCE = re.compile(r"^(?:their|its|his|her)\b", re.IGNORECASE)
 MAX_ITEMS = 6
 
 
@@ -204,8 +205,8 @@ def split_items(phrase: str, zh: bool) -> list[str]:
     pattern = _ZH_ITEM_SPLIT if zh else _EN_ITEM_SPLIT
     items = [i.strip(" '\"") for i in pattern.split(phrase)]
     items = [i for i in items if i]
-    if not 1 < len(items) <= MAX_ITEMS:
-        return [phrase]
+    if not 1 < len(items) <= MAX_ITEMS or any(_BACK_REFERENCE.match(i) for i in items[1:]):
+        return [phrase]  # "veterans and their rights" is one topic, not two
     if not zh:
         items = _share_head_noun(items)
     return items
@@ -228,7 +229,6 @@ def listed(
     zh: bool,
     make: Callable[[str], Finding],
     *,
-    normalize: Callable[[str], str] = normalize_value,
     accept: Callable[[str], bool] | None = None,
 ) -> list[Finding] | None:
     """One finding per item of the object that starts ``raw``; ``None`` if there is no real object.
@@ -239,7 +239,7 @@ def listed(
     phrase = object_phrase(raw, zh)
     if not is_real_object(phrase):
         return None
-    pairs = [(item, normalize(item)) for item in split_items(phrase, zh) if is_real_object(item)]
+    pairs = [(item, normalize_value(item)) for item in split_items(phrase, zh) if is_real_object(item)]
     pairs = [(item, value) for item, value in pairs if value and (accept is None or accept(value))]
     findings = []
     for item, value in pairs:

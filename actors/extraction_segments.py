@@ -43,34 +43,32 @@ _QUOTES = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[!?])(?=[^\s!?.])|[。！？；;\n]+|(?:\.{3}|…+)\s*")
 
 _FORCED_EN = re.compile(
-    r"^(?:(?:hey|ok|okay|also|and|oh|so|please|pls|btw|by the way)[,\s]+)*"
-    r"(?:can you |could you |would you |will you |you should |make sure (?:to |you )?)?(?:please\s+)?"
-    r"(?:remember|don't forget|do not forget|keep in mind|make a note|note down|take note|save this|memorize|"
-    r"store this)\b(?!\s+(?:when|how|what|where|who|why|the time|me|us|him|her|them)\b)"
-    r"(?:\s*(?:this|that|it|the following|for me|for later))*\s*(?:[:：,，\-—]\s*|\s+that\s+|[.!。！]*$|\s+)",
+    r"^(?:(?:hey|ok|okay|also|and|oh|so|please|pls|btw|by the way)[,\s]+)*(?:can you |could you |would you |"
+    r"will you |you should |make sure (?:to |you )?)?(?:please\s+)?(?:remember|don't forget|do not forget|"
+    r"keep in mind|make a note|note down|take note|save this|memorize|store this)\b(?!\s+(?:when|how|what|"
+    r"where|who|why|the time|me|us|him|her|them)\b)(?:\s*(?:this|that|it|the following|for me|"
+    r"for later))*\s*(?:[:：,，\-—]\s*|\s+that\s+|[.!。！]*$|\s+)",
     re.IGNORECASE,
 )
 _FORCED_ZH = re.compile(
-    r"^(?:请|麻烦你?|你|帮我|一定要|务必|千万)*"
-    r"(?:记住|记一下|记下来|记下|记好|牢记|别忘了|不要忘了|别忘记|帮我记一下|帮我记住|记着)了?"
-    r"(?:这个|这件事|这一点|一点|哦|啊|哈|喔)?\s*[:：，,。!！]?\s*"
+    r"^(?:请|麻烦你?|你|帮我|一定要|务必|千万)*(?:记住|记一下|记下来|记下|记好|牢记|别忘了|不要忘了|别忘记|"
+    r"帮我记一下|帮我记住|记着)了?(?:这个|这件事|这一点|一点|哦|啊|哈|喔)?\s*[:：，,。!！]?\s*"
 )
 _CORRECTION_PREFIX = re.compile(
-    r"^(?:(?:oh|oops|sorry|no|wait|well|hmm)[,!.\s]+)*"
-    r"(?:actually|in fact|correction|to correct (?:that|myself)|let me correct (?:that|myself)|i meant|"
-    r"no wait|wait no|scratch that|to be precise)\b[,:]?\s*|"
+    r"^(?:(?:oh|oops|sorry|no|wait|well|hmm)[,!.\s]+)*(?:actually|in fact|correction|to correct (?:that|"
+    r"myself)|let me correct (?:that|myself)|i meant|no wait|wait no|scratch that|to be precise)\b[,:]?\s*|"
     r"^(?:其实|更正一下|更正|纠正一下|纠正|说错了|我说错了|不对|搞错了|我是说|准确地说|确切地说)[，,：:\s]*",
     re.IGNORECASE,
 )
 _CORRECTION_ANYWHERE = re.compile(
-    r"\b(?:actually|in fact|i meant|no longer)\b|,\s*not\s+\w|\bnot\s+[\w' -]{1,40}?\s*,?\s+but\s+|"
-    r"其实|更正|纠正|说错了|不是[^，,。]{1,15}?[，,]?\s*(?:而)?是|搬家了|搬到|搬去|改成",
+    r"\b(?:actually|in fact|i meant|no longer)\b|,\s*not\s+\w|\bnot\s+[\w' -]{1,40}?\s*,?\s+but\s+|其实|"
+    r"更正|纠正|说错了|不是[^，,。]{1,15}?[，,]?\s*(?:而)?是|搬家了|搬到|搬去|改成",
     re.IGNORECASE,
 )
 _HEDGE = re.compile(
     r"\b(?:i think|i guess|i believe|i suppose|i feel like|maybe|perhaps|probably|possibly|might|not sure|"
-    r"not certain|kind of|sort of)\b|"
-    r"我觉得|我感觉|可能|好像|也许|大概|或许|似乎|应该是|不太确定|不确定|估计|说不定",
+    r"not certain|kind of|sort of)\b|我觉得|我感觉|可能|好像|也许|大概|或许|似乎|应该是|不太确定|不确定|"
+    r"估计|说不定",
     re.IGNORECASE,
 )
 _HEDGE_PREFIX = re.compile(
@@ -84,21 +82,17 @@ _DISCOURSE_EN = re.compile(
 )
 
 _QUESTION_EN = re.compile(
-    r"^(?:(?:do|does|did|can|could|would|will|are|is|was|should|shall|may|have|has|am)\s+"
-    r"(?:you|it|there|we|they|he|she|i|this|that)\b|(?:what|how|why|when|where|who|which|whose)\s+"
-    r"(?:is|are|was|were|'s|do|does|did|can|could|should|would|will|about|if|kind|time)\b|"
-    r"(?:what|how|why)'s\b)",
+    r"^(?:(?:do|does|did|can|could|would|will|are|is|was|should|shall|may|have|has|am)\s+(?:you|it|there|we|"
+    r"they|he|she|i|this|that)\b|(?:what|how|why|when|where|who|which|whose)\s+(?:is|are|was|were|'s|do|"
+    r"does|did|can|could|should|would|will|about|if|kind|time)\b|(?:what|how|why)'s\b)",
     re.IGNORECASE,
 )
 _QUESTION_ZH = re.compile(r"(?:吗|么|嘛)$|^(?:请问|为什么|怎么|什么|哪|谁|能不能|可不可以|是不是|有没有)")
 
 _CLAUSE_SPLIT_EN = re.compile(
-    r"\s*;\s*|"
-    r",?\s+(?:and|but|so|although|though|while|whereas|because|plus)\s+"
-    r"(?=(?:i|i'm|i've|i'd|i'll|my|we|our)\b)|"
-    r",\s+(?=(?:i|i'm|i've|i'd|i'll|my|also|not|but|and)\b)|"
-    r"\s+(?:and|but)\s+(?=(?:hate|dislike|don't|do not|love|like|prefer|enjoy|can't|am|have|live|work)\b)|"
-    r"\s+[-—–]+\s+",
+    r"\s*;\s*|,?\s+(?:and|but|so|although|though|while|whereas|because|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|my|"
+    r"we|our)\b)|,\s+(?=(?:i|i'm|i've|i'd|i'll|my|also|not|but|and)\b)|\s+(?:and|but)\s+(?=(?:hate|dislike|"
+    r"don't|do not|love|like|prefer|enjoy|can't|am|have|live|work)\b)|\s+[-—–]+\s+",
     re.IGNORECASE,
 )
 #: chat drops apostrophes ("I dont like it"); rules are written with them

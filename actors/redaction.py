@@ -331,8 +331,8 @@ _INJECTIONS: list[tuple[str, re.Pattern[str]]] = [
     (
         "role_reassignment",
         re.compile(
-            r"\byou\s+are\s+now\b|\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must|shall|should)\b|"
-            r"\b(?:act|behave)\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|evil|dan)\b|"
+            r"\byou\s+are\s+now\b|\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must|shall|should)\b|\b(?:act|"
+            r"behave)\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|evil|dan)\b|"
             r"\bpretend\s+(?:that\s+)?you(?:'re|\s+are)\b|\bdeveloper\s+mode\b|\bjailbreak\b|\bDAN\s+mode\b",
             re.IGNORECASE,
         ),
@@ -340,9 +340,8 @@ _INJECTIONS: list[tuple[str, re.Pattern[str]]] = [
     (
         "system_prompt",
         re.compile(
-            r"\bsystem\s+prompt\b|^\s*system\s*:|\bnew\s+(?:system\s+)?instructions?\s*:|"
-            r"\b(?:reveal|print|show|repeat|leak)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|instructions|"
-            r"prompt)",
+            r"\bsystem\s+prompt\b|^\s*system\s*:|\bnew\s+(?:system\s+)?instructions?\s*:|\b(?:reveal|print|"
+            r"show|repeat|leak)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|instructions|prompt)",
             re.IGNORECASE | re.MULTILINE,
         ),
     ),
@@ -363,16 +362,15 @@ _INJECTIONS: list[tuple[str, re.Pattern[str]]] = [
     (
         "override_instructions",
         re.compile(
-            r"(?:忽略|无视|忘记|忘掉|跳过|绕过)(?:掉)?(?:你)?"
-            r"(?:之前|以上|上面|前面|先前|此前|原来|原有|所有|全部|的|一切|系统)*"
-            r"(?:指令|指示|规则|提示词?|设定|约束|限制|要求)"
+            r"(?:忽略|无视|忘记|忘掉|跳过|绕过)(?:掉)?(?:你)?(?:之前|以上|上面|前面|先前|此前|原来|原有|所有|"
+            r"全部|的|一切|系统)*(?:指令|指示|规则|提示词?|设定|约束|限制|要求)"
         ),
     ),
     (
         "role_reassignment",
         re.compile(
-            r"你现在(?:的身份)?是(?:一个|一名|一位)|(?:请|你要|你必须)扮演|"
-            r"从现在(?:开始|起)[，,]?你(?:是|要|必须|将)|(?:进入|开启)(?:开发者|越狱)模式"
+            r"你现在(?:的身份)?是(?:一个|一名|一位)|(?:请|你要|你必须)扮演|从现在(?:开始|起)[，,]?你(?:是|要|"
+            r"必须|将)|(?:进入|开启)(?:开发者|越狱)模式"
         ),
     ),
     (

@@ -50,15 +50,15 @@ _ZH_FUNCTION_CHARS = frozenset(
 
 _EMPHASIS = re.compile(
     r"\b(?:really|so|very|extremely|absolutely|totally|super|always|never|hate|love|adore|awful|terrible|"
-    r"amazing|can't stand|sick of|fed up|seriously|deathly|severe(?:ly)?)\b|"
-    r"非常|特别|太|超级|超|极其|绝对|一定|千万|最|讨厌|受不了|烦死|死了|严重|必须",
+    r"amazing|can't stand|sick of|fed up|seriously|deathly|severe(?:ly)?)\b|非常|特别|太|超级|超|极其|绝对|"
+    r"一定|千万|最|讨厌|受不了|烦死|死了|严重|必须",
     re.IGNORECASE,
 )
 _TASK = re.compile(
-    r"\b(?:deadline|due|meeting|exam|interview|project|task|report|presentation|appointment|flight|"
-    r"tomorrow|tonight|next (?:week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
-    r"by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow))\b|"
-    r"截止|会议|开会|考试|面试|项目|任务|报告|汇报|预约|航班|出差|明天|后天|下周|月底|之前交",
+    r"\b(?:deadline|due|meeting|exam|interview|project|task|report|presentation|appointment|flight|tomorrow|"
+    r"tonight|next (?:week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|by (?:monday|"
+    r"tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow))\b|截止|会议|开会|考试|面试|项目|任务|"
+    r"报告|汇报|预约|航班|出差|明天|后天|下周|月底|之前交",
     re.IGNORECASE,
 )
 

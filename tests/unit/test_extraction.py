@@ -93,6 +93,7 @@ SLOT_CASES: list[tuple[str, Want]] = [
     ("我最喜欢的运动是羽毛球", Want("preference.sport", "badminton")),
     ("My favorite food is sushi", Want("preference.food", "sushi")),
     ("I enjoy hiking", Want("preference.sport", "hiking")),
+    ("I've always loved classical music", Want("preference.music", "classical music")),
     ("我喜欢极简风格的装修", Want("preference.style", "极简风格的装修")),
     ("I like collecting stamps", Want("preference.general", "collecting stamp")),
     ("I hate cilantro", Want("preference.food", "cilantro", NEG)),
