@@ -125,18 +125,23 @@ class IndexActor:
         return self._index.ids(tenant_id, user_id)
 
 
+#: a crashed service actor is restarted by Ray and its calls retried: every one of them is idempotent
+#: (embedding, search, upsert and delete by id), and the handles user actors hold stay valid
+_SERVICE_OPTIONS = {"get_if_exists": True, "lifetime": "detached", "max_restarts": -1, "max_task_retries": 2}
+
+
 def embedder_actor(settings: HermesSettings) -> ray.actor.ActorHandle:
     """The cluster's embedder actor: found by name, created on first use."""
     return EmbedderActor.options(
-        name=EMBEDDER_ACTOR_NAME, namespace=settings.namespace, get_if_exists=True, lifetime="detached"
+        name=EMBEDDER_ACTOR_NAME, namespace=settings.namespace, **_SERVICE_OPTIONS
     ).remote(settings.embedder)
 
 
 def index_actor(settings: HermesSettings, dim: int) -> ray.actor.ActorHandle:
     """The cluster's index actor: found by name, created on first use with the embedder's dimension."""
-    return IndexActor.options(
-        name=INDEX_ACTOR_NAME, namespace=settings.namespace, get_if_exists=True, lifetime="detached"
-    ).remote(settings.milvus_uri, settings.milvus_collection, dim)
+    return IndexActor.options(name=INDEX_ACTOR_NAME, namespace=settings.namespace, **_SERVICE_OPTIONS).remote(
+        settings.milvus_uri, settings.milvus_collection, dim
+    )
 
 
 def _get(ref: ray.ObjectRef, service: str) -> Any:
