@@ -116,6 +116,9 @@ class CreateTenantRequest(_Request):
     tenant_id: TenantId
     name: str = Field("", max_length=200)
     group_profile_consent: bool = False
+    #: quotas (``serve.quotas``); omitted = unlimited
+    max_users: int | None = Field(None, ge=1)
+    requests_per_minute: int | None = Field(None, ge=1)
 
 
 # --------------------------------------------------------------------------------------------- responses

@@ -22,7 +22,7 @@ from ray.exceptions import RayActorError, RayTaskError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from actors.errors import HermesError, StoreUnavailable
+from actors.errors import HermesError
 from schemas.api import ErrorBody
 from schemas.ids import InvalidIdentifier
 
@@ -44,9 +44,9 @@ def _body(status: int, error: str, detail: str, headers: dict[str, str] | None =
 
 
 def hermes_error_response(exc: HermesError) -> JSONResponse:
-    headers = None
-    if isinstance(exc, StoreUnavailable):
-        headers = {"Retry-After": str(max(1, math.ceil(exc.retry_after_seconds)))}
+    # StoreUnavailable (503) and the rate limiter's 429 say when to come back
+    retry_after = getattr(exc, "retry_after_seconds", None)
+    headers = None if retry_after is None else {"Retry-After": str(max(1, math.ceil(retry_after)))}
     return _body(exc.status_code, error_name(exc), exc.message, headers)
 
 

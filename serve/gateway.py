@@ -20,6 +20,7 @@ import ray
 from actors.directory import call_user, directory_actor
 from actors.errors import InvalidInput
 from actors.store.sql import MemoryStore
+from actors.store.sql_tenants import TenantLimits
 from actors.tracing import span
 from schemas.api import (
     AlertList,
@@ -49,6 +50,7 @@ from schemas.ids import check_memory_id, check_user_id
 from schemas.settings import HermesSettings
 from serve.auth import Authenticator
 
+from serve.quotas import Quotas
 MAX_PAGE = 500
 AlertFilter = Literal["open", "resolved", "all"]
 
@@ -66,6 +68,7 @@ class Gateway:
         self.settings = settings
         self.auth = Authenticator(store, settings.admin_key)
         self._store = store
+        self.quotas = Quotas(store)
         self._directory = directory
 
     @classmethod
@@ -74,9 +77,9 @@ class Gateway:
 
     async def _call(self, tenant_id: str, user_id: str, method: str, *args: Any, **kwargs: Any) -> Any:
         with span(f"hermes.{method}", tenant_id=tenant_id):
-            return await call_user(
-                self._directory, tenant_id, check_user_id(user_id), method, *args, **kwargs
-            )
+            user_id = check_user_id(user_id)
+            await self.quotas.admit(tenant_id, user_id, method)
+            return await call_user(self._directory, tenant_id, user_id, method, *args, **kwargs)
 
     # ------------------------------------------------------------------------------------------ writes
 
@@ -184,6 +187,7 @@ class Gateway:
             body.name,
             group_profile_consent=body.group_profile_consent,
         )
+            limits=TenantLimits(max_users=body.max_users, requests_per_minute=body.requests_per_minute),
         return TenantCreated(tenant_id=body.tenant_id, api_key=api_key)
 
     async def stats(self) -> DirectoryStats:

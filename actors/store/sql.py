@@ -25,7 +25,7 @@ from actors.store.sql_commit import apply_changes, scope_of
 from actors.store.sql_engine import WRITE_OPTION, build_engine, translated_errors
 from actors.store.sql_forget import erase_user_rows, forget_item_rows
 from actors.store.sql_mapping import alert_from_row, event_from_row, item_from_record
-from actors.store.sql_tenants import hash_api_key, key_matches, new_api_key, tenant_named_by
+from actors.store.sql_tenants import TenantLimits, hash_api_key, key_matches, new_api_key, tenant_named_by
 from schemas.enums import ACTIVE_STATES, AlertStatus, Layer, State
 from schemas.ids import check_tenant_id
 from schemas.settings import GatePolicy, HermesSettings
@@ -98,10 +98,12 @@ class MemoryStore:
         name: str = "",
         policy: GatePolicy | None = None,
         group_profile_consent: bool = False,
+        limits: TenantLimits | None = None,
     ) -> str:
         """Register a tenant; returns its API key in plaintext (the only time it is ever visible)."""
         check_tenant_id(tenant_id)
         api_key = new_api_key(tenant_id)
+        limits = limits or TenantLimits()
         row = TenantRow(
             tenant_id=tenant_id,
             name=name,
@@ -109,6 +111,8 @@ class MemoryStore:
             policy=policy.model_dump(mode="json") if policy is not None else {},
             group_profile_consent=group_profile_consent,
             created_at=utcnow(),
+            max_users=limits.max_users,
+            requests_per_minute=limits.requests_per_minute,
         )
         try:
             with self._writing("create_tenant") as session:
@@ -137,6 +141,32 @@ class MemoryStore:
 
     def group_profile_consent(self, tenant_id: str) -> bool:
         return bool(self._tenant_field(tenant_id, TenantRow.group_profile_consent))
+
+    def tenant_limits(self, tenant_id: str) -> TenantLimits:
+        with self._reading("tenant_limits") as session:
+            columns = select(TenantRow.max_users, TenantRow.requests_per_minute)
+            found = session.execute(columns.where(TenantRow.tenant_id == tenant_id)).first()
+        if found is None:
+            raise NotFound(f"tenant {tenant_id!r} not found")
+        return TenantLimits(max_users=found[0], requests_per_minute=found[1])
+
+    def set_tenant_limits(self, tenant_id: str, limits: TenantLimits) -> None:
+        with self._writing("set_tenant_limits") as session:
+            row = session.get(TenantRow, tenant_id)
+            if row is None:
+                raise NotFound(f"tenant {tenant_id!r} not found")
+            row.max_users = limits.max_users
+            row.requests_per_minute = limits.requests_per_minute
+
+    def user_usage(self, tenant_id: str, user_id: str) -> tuple[bool, int]:
+        """Whether the user holds any item in the tenant, and how many users do (for the user quota)."""
+        with self._reading("user_usage") as session:
+            exists = session.scalar(
+                select(MemoryItemRow.memory_id).where(*_user_scope(tenant_id, user_id)).limit(1)
+            )
+            distinct_users = func.count(MemoryItemRow.user_id.distinct())
+            users = session.scalar(select(distinct_users).where(MemoryItemRow.tenant_id == tenant_id))
+        return exists is not None, users or 0
 
     def tenant_ids(self) -> list[str]:
         with self._reading("tenant_ids") as session:

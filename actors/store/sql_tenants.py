@@ -8,11 +8,20 @@ which tenants exist.
 import hashlib
 import hmac
 import secrets
+from dataclasses import dataclass
 
 API_KEY_PREFIX = "hm_"
 _SECRET_BYTES = 24  # 192 bits, hex-encoded: no "_" inside the secret, so the last "_" splits it off
 #: compared against when the tenant does not exist, to keep the failure path as slow as the success path
 _ABSENT_TENANT_DIGEST = hashlib.sha256(b"no such tenant").hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class TenantLimits:
+    """A tenant's quotas (``serve.quotas``); None = unlimited."""
+
+    max_users: int | None = None
+    requests_per_minute: int | None = None
 
 
 def new_api_key(tenant_id: str) -> str:

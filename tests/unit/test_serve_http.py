@@ -39,7 +39,9 @@ class FakeStore:
     def authenticate(self, api_key: str) -> str | None:
         return self.tenants.get(api_key)
 
-    def create_tenant(self, tenant_id: str, name: str = "", group_profile_consent: bool = False) -> str:
+    def create_tenant(
+        self, tenant_id: str, name: str = "", group_profile_consent: bool = False, limits=None
+    ) -> str:
         key = f"hm_{tenant_id}_new"
         self.tenants[key] = tenant_id
         return key
