@@ -186,8 +186,8 @@ class Gateway:
             body.tenant_id,
             body.name,
             group_profile_consent=body.group_profile_consent,
-        )
             limits=TenantLimits(max_users=body.max_users, requests_per_minute=body.requests_per_minute),
+        )
         return TenantCreated(tenant_id=body.tenant_id, api_key=api_key)
 
     async def stats(self) -> DirectoryStats:
