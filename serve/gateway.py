@@ -49,8 +49,8 @@ from schemas.enums import AlertStatus, Layer, State
 from schemas.ids import check_memory_id, check_user_id
 from schemas.settings import HermesSettings
 from serve.auth import Authenticator
-
 from serve.quotas import Quotas
+
 MAX_PAGE = 500
 AlertFilter = Literal["open", "resolved", "all"]
 
@@ -67,8 +67,8 @@ class Gateway:
     def __init__(self, settings: HermesSettings, store: MemoryStore, directory: ray.actor.ActorHandle):
         self.settings = settings
         self.auth = Authenticator(store, settings.admin_key)
-        self._store = store
         self.quotas = Quotas(store)
+        self._store = store
         self._directory = directory
 
     @classmethod
