@@ -467,6 +467,7 @@ def test_locomo_coverage_and_throughput() -> None:
     results = [EXTRACTOR.extract(t) for t in turns]
     elapsed = time.perf_counter() - started
     covered = sum(1 for r in results if r) / len(turns)
+    print(f"LoCoMo: {len(turns)} turns, {len(turns) / elapsed:.0f} turns/s, {covered:.1%} give >=1 candidate")
     assert 0.3 <= covered <= 0.9  # ordinary conversation is remembered; greetings and questions are not
     assert len(turns) / elapsed > 200
     questions = [r for t, r in zip(turns, results, strict=True) if re.fullmatch(r"[^.!?]+\?", t.text.strip())]
