@@ -263,6 +263,32 @@ class AlertList(BaseModel):
     alerts: list[AlertOut]
 
 
+class SlotConclusion(BaseModel):
+    """One value of a profile slot and the memories behind it."""
+
+    value: str
+    polarity: Polarity
+    confidence: float
+    memory_ids: list[str]
+    updated_at: datetime
+
+
+class ProfileSlot(BaseModel):
+    slot: str
+    label: str
+    single_valued: bool
+    #: the slot's confidence: one conflicting memory lowers it, it does not flip the conclusion
+    confidence: float
+    conclusions: list[SlotConclusion]
+    #: superseded values, kept as history
+    history: list[SlotConclusion] = Field(default_factory=list)
+
+
+class UserProfile(BaseModel):
+    user_id: str
+    slots: list[ProfileSlot]
+
+
 class TenantCreated(BaseModel):
     tenant_id: str
     #: the plaintext key, shown once: only its hash is stored

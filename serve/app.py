@@ -40,6 +40,7 @@ from schemas.api import (
     StartSessionRequest,
     TenantCreated,
     UnfreezeRequest,
+    UserProfile,
     WriteMemoryRequest,
     WriteResult,
     WriteTurnsRequest,
@@ -152,7 +153,7 @@ class HermesMemory:
     async def alerts(self, api_key: str, user_id: str, status: AlertFilter = "open") -> AlertList:
         return await self.gateway.alerts(await self._tenant(api_key), user_id, status)
 
-    async def profile(self, api_key: str, user_id: str) -> Any:
+    async def profile(self, api_key: str, user_id: str) -> UserProfile:
         return await self.gateway.profile(await self._tenant(api_key), user_id)
 
     async def create_tenant(self, admin_key: str, request: CreateTenantRequest | dict) -> TenantCreated:

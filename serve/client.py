@@ -41,6 +41,7 @@ from schemas.api import (
     StartSessionRequest,
     TenantCreated,
     UnfreezeRequest,
+    UserProfile,
     WriteMemoryRequest,
     WriteResult,
     WriteTurnsRequest,
@@ -170,8 +171,8 @@ class _Operations:
     def alerts(self, user_id: str, status: Literal["open", "resolved", "all"] = "open") -> AlertList:
         return self._send(_Call("GET", self._user(user_id, "/alerts"), AlertList, params={"status": status}))
 
-    def profile(self, user_id: str) -> dict[str, Any]:
-        return self._send(_Call("GET", self._user(user_id, "/profile"), None))
+    def profile(self, user_id: str) -> UserProfile:
+        return self._send(_Call("GET", self._user(user_id, "/profile"), UserProfile))
 
     def stats(self) -> DirectoryStats:
         return self._send(_Call("GET", "/v1/stats", DirectoryStats))

@@ -41,6 +41,7 @@ from schemas.api import (
     StartSessionRequest,
     TenantCreated,
     UnfreezeRequest,
+    UserProfile,
     WriteMemoryRequest,
     WriteResult,
     WriteTurnsRequest,
@@ -171,7 +172,7 @@ class Gateway:
             tenant_id, user_id, "alerts", None if status == "all" else AlertStatus(status)
         )
 
-    async def profile(self, tenant_id: str, user_id: str) -> Any:
+    async def profile(self, tenant_id: str, user_id: str) -> UserProfile:
         return await self._call(tenant_id, user_id, "profile")
 
     # ----------------------------------------------------------------------------------- operations

@@ -1,6 +1,6 @@
 """Writing, inspecting and controlling a user's memories; forgetting one memory or the whole user."""
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 
@@ -15,6 +15,7 @@ from schemas.api import (
     MemoryList,
     MemoryOut,
     UnfreezeRequest,
+    UserProfile,
     WriteMemoryRequest,
     WriteResult,
     WriteTurnsRequest,
@@ -119,5 +120,5 @@ async def erase_user(
 
 
 @router.get("/profile", summary="The USER profile: slot conclusions and the memories behind them")
-async def profile(user_id: UserIdPath, tenant: TenantDep, gateway: GatewayDep) -> Any:
+async def profile(user_id: UserIdPath, tenant: TenantDep, gateway: GatewayDep) -> UserProfile:
     return await gateway.profile(tenant, user_id)
