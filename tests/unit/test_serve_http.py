@@ -15,8 +15,11 @@ from actors.errors import FrozenItemError, NotFound, StoreUnavailable
 from schemas.api import (
     AlertList,
     MemoryList,
+    ProfileSlot,
     RecallResponse,
     SessionContext,
+    SlotConclusion,
+    UserProfile,
     WriteMemoryRequest,
     WriteResult,
     WriteTurnsRequest,
@@ -229,6 +232,29 @@ def test_recall_session_alerts(client, gateway):
     assert (
         client.post("/v1/users/u1/sessions", json={"session_id": "s2"}, headers=headers).json()["text"] == "T"
     )
+    gateway.replies["profile"] = UserProfile(
+        user_id="u1",
+        slots=[
+            ProfileSlot(
+                slot="basic.allergy",
+                label="allergy",
+                single_valued=False,
+                confidence=0.9,
+                conclusions=[
+                    SlotConclusion(
+                        value="peanut",
+                        polarity="positive",
+                        confidence=0.9,
+                        memory_ids=[MEMORY_ID],
+                        updated_at=now,
+                    )
+                ],
+            )
+        ],
+    )
+    profile = client.get("/v1/users/u1/profile", headers=headers).json()
+    assert profile["slots"][0]["conclusions"][0]["memory_ids"] == [MEMORY_ID]
+    assert profile["slots"][0]["history"] == []
     gateway.replies["alerts"] = AlertList(alerts=[])
     client.get("/v1/users/u1/alerts", headers=headers)
     assert gateway.calls[-1][3] == (AlertStatus.OPEN,)
