@@ -11,7 +11,16 @@ import re
 
 from actors.extraction_en_facts import ADV, I_ANY, I_NOW, IM, OBJ, TIME
 from actors.extraction_lexicon import emotion_of, normalize_value, preference_slot
-from actors.extraction_rules import Finding, RuleBook, fact, is_real_object, liking, listed, object_phrase
+from actors.extraction_rules import (
+    Finding,
+    RuleBook,
+    always,
+    fact,
+    is_real_object,
+    liking,
+    listed,
+    object_phrase,
+)
 from schemas.enums import Polarity
 
 NEGATIVE = Polarity.NEGATIVE
@@ -31,23 +40,19 @@ def _phrase_value(raw: str, max_words: int = 6) -> str | None:
 REPLIES = r"(?:answers?|repl(?:y|ies)|responses?|explanations?|messages?)"
 
 
-@book.rule(
+book.rule(
     r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:" + REPLIES + r"\s+|it\s+|things\s+)?"
     r"(?:short|brief|concise|shorter|simple|to the point)\b",
     r"\bbe\s+(?:more\s+)?(?:concise|brief|succinct)\b",
     r"\b(?:short|shorter|brief|briefer|concise)\s+" + REPLIES,
     r"\b(?:less|not so|too)\s+(?:verbose|wordy|long-winded)\b|\bno\s+(?:long|lengthy)\s+" + REPLIES,
-)
-def _short_replies(m: re.Match[str], clause: str) -> list[Finding]:
-    return [fact("style.reply_length", "short")]
+)(always("style.reply_length", "short"))
 
 
-@book.rule(
+book.rule(
     r"\b(?:more\s+)?(?:detailed|longer|in-depth|thorough|comprehensive)\s+" + REPLIES,
     r"\b(?:explain|answer|go)\s+(?:\w+\s+)?in(?:to)?\s+(?:more\s+)?detail\b",
-)
-def _long_replies(m: re.Match[str], clause: str) -> list[Finding]:
-    return [fact("style.reply_length", "detailed")]
+)(always("style.reply_length", "detailed"))
 
 
 _TONES = {

@@ -115,6 +115,15 @@ def liking(
     )
 
 
+def always(slot: str, value: str) -> Build:
+    """A builder for rules whose match alone decides the value ("keep answers short" → short)."""
+
+    def build(m: re.Match[str], clause: str) -> list[Finding]:
+        return [fact(slot, value)]
+
+    return build
+
+
 class RuleBook:
     def __init__(self, flags: int = 0):
         self._flags = flags

@@ -9,7 +9,16 @@ from __future__ import annotations
 import re
 
 from actors.extraction_lexicon import emotion_of, normalize_value, preference_slot
-from actors.extraction_rules import Finding, RuleBook, fact, is_real_object, liking, listed, object_phrase
+from actors.extraction_rules import (
+    Finding,
+    RuleBook,
+    always,
+    fact,
+    is_real_object,
+    liking,
+    listed,
+    object_phrase,
+)
 from actors.extraction_zh_facts import OBJ, S
 from schemas.enums import Polarity
 
@@ -25,24 +34,22 @@ def _object(raw: str) -> str:
 
 def _phrase_value(raw: str) -> str | None:
     obj = _object(raw)
-    return normalize_value(obj[:30]) or None if is_real_object(obj) else None
+    if not is_real_object(obj):
+        return None
+    return normalize_value(obj[:30]) or None
 
 
 # --- interaction style ----------------------------------------------------------------------------
 
 
-@book.rule(
+book.rule(
     r"(?:简短|简洁|精简|简单|短)(?:一)?(?:点|些)",
     r"(?:别|不要|不用)(?:太|那么)?(?:啰嗦|啰唆|长篇大论|说那么多|写那么长)",
     r"(?:太长了|太啰嗦了)",
-)
-def _short_replies(m: re.Match[str], clause: str) -> list[Finding]:
-    return [fact("style.reply_length", "short")]
+)(always("style.reply_length", "short"))
 
 
-@book.rule(r"(?:详细|具体)(?:一)?(?:点|些)|展开(?:讲|说)|多解释")
-def _long_replies(m: re.Match[str], clause: str) -> list[Finding]:
-    return [fact("style.reply_length", "detailed")]
+book.rule(r"(?:详细|具体)(?:一)?(?:点|些)|展开(?:讲|说)|多解释")(always("style.reply_length", "detailed"))
 
 
 _TONES = {
