@@ -40,7 +40,7 @@ def build_serve_config() -> str:
 
 
 def embed(serve_config: str, manifest: str) -> str:
-    """Replace the body of the ``serveConfigV2: |`` literal block (everything indented deeper than the key)."""
+    """Replace the body of the ``serveConfigV2: |`` literal block: every line indented deeper than the key."""
     lines = manifest.splitlines(keepends=True)
     start = next((i for i, line in enumerate(lines) if line.rstrip() == BLOCK_KEY), None)
     if start is None:

@@ -74,7 +74,9 @@ class StackPaths:
         return self.home / "demo.key"
 
 
-def local_settings(settings: HermesSettings, host: str | None = None, port: int | None = None) -> HermesSettings:
+def local_settings(
+    settings: HermesSettings, host: str | None = None, port: int | None = None
+) -> HermesSettings:
     """The settings with an absolute home (Ray workers run in other directories) and the CLI's overrides."""
     update: dict[str, object] = {"home": settings.home.expanduser().resolve()}
     if host is not None:
@@ -198,9 +200,9 @@ def serve_until_signalled(stack: LocalStack, on_ready: Callable[[], None]) -> No
 
     The pid file is written first, so ``down`` can stop a stack that is still starting. A signal during
     start-up raises (KeyboardInterrupt, or SystemExit from the SIGTERM handler ``ray.init`` installs) and
-    ``start`` unwinds what it began; once running, a signal only ends the wait, so shutdown is never cut short.
-    The running handler just appends to a list: it may fire again while it runs (Ctrl-C twice, or ``timeout``
-    forwarding the group's signal), and anything taking a lock there (``Event.set``) deadlocks.
+    ``start`` unwinds what it began; once running, a signal only ends the wait, so shutdown is never cut
+    short. The running handler just appends to a list: it may fire again while it runs (Ctrl-C twice, or
+    ``timeout`` forwarding the group's signal), and anything taking a lock there (``Event.set``) deadlocks.
     """
     _write_pid(stack.paths.pid_file)
     try:
@@ -238,7 +240,9 @@ def running_pid(paths: StackPaths) -> int | None:
 def refuse_if_running(paths: StackPaths) -> None:
     pid = running_pid(paths)
     if pid is not None:
-        raise StackAlreadyRunning(f"a stack is already running from {paths.home} (pid {pid}); run `hermes-memory down`")
+        raise StackAlreadyRunning(
+            f"a stack is already running from {paths.home} (pid {pid}); run `hermes-memory down`"
+        )
 
 
 def start_detached(argv: list[str], paths: StackPaths, base_url: str, timeout: float) -> int:
@@ -250,7 +254,12 @@ def start_detached(argv: list[str], paths: StackPaths, base_url: str, timeout: f
     env = {**os.environ, "HERMES_HOME": str(paths.home)}
     with paths.log_file.open("ab") as log:
         child = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
         )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -261,7 +270,9 @@ def start_detached(argv: list[str], paths: StackPaths, base_url: str, timeout: f
         time.sleep(0.5)
     _terminate_group(child.pid, grace_seconds=30)
     child.wait()
-    raise StackStartFailed(f"the stack did not answer {base_url}{HEALTH_PATH} within {timeout:.0f}s; see {paths.log_file}")
+    raise StackStartFailed(
+        f"the stack did not answer {base_url}{HEALTH_PATH} within {timeout:.0f}s; see {paths.log_file}"
+    )
 
 
 def stop_running(paths: StackPaths, timeout: float) -> int | None:
@@ -372,4 +383,7 @@ def _best_effort(step: Callable[[], object]) -> None:
     try:
         step()
     except Exception as exc:  # noqa: BLE001 - any failure here must not stop the remaining steps
-        print(f"hermes-memory: {getattr(step, '__qualname__', step)} failed during shutdown: {exc!r}", flush=True)
+        print(
+            f"hermes-memory: {getattr(step, '__qualname__', step)} failed during shutdown: {exc!r}",
+            flush=True,
+        )

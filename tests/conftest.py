@@ -1,4 +1,4 @@
-"""Session-wide fixtures for the stack tests: one Ray, one milvus-lite server, one Serve app for the whole run.
+"""Session-wide fixtures for the stack tests: one Ray, one milvus-lite server, one Serve app per run.
 
 Fixture graph (all session-scoped except the last two):
 
@@ -111,8 +111,10 @@ def milvus_server(tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="session")
-def make_stack_settings(milvus_server, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., HermesSettings]:
-    """``make_stack_settings(embedder="e5", policy={"capacities": {"working": 5}})`` → fresh, isolated settings."""
+def make_stack_settings(
+    milvus_server, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[..., HermesSettings]:
+    """Fresh, isolated settings: ``make_stack_settings(policy={"capacities": {"working": 5}})``."""
     serial = itertools.count()
 
     def make(**overrides: object) -> HermesSettings:

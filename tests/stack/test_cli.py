@@ -89,7 +89,8 @@ def test_up_detach_serves_until_down(tmp_path):
         assert key in started.stdout
         listed = httpx.get(f"{base}/v1/users/u1/memories", headers={"X-API-Key": key}, timeout=30)
         assert listed.status_code == 200, listed.text
-        assert httpx.get(f"{base}/v1/users/u1/memories", headers={"X-API-Key": "hm_demo_x"}, timeout=30).status_code == 401
+        forged = httpx.get(f"{base}/v1/users/u1/memories", headers={"X-API-Key": "hm_demo_x"}, timeout=30)
+        assert forged.status_code == 401
 
         second = run_cli("up", "--detach", "--port", str(free_port()), home=tmp_path)
         assert second.returncode == 1 and "already running" in second.stderr
