@@ -1,9 +1,11 @@
 """Every error → HTTP mapping, in one place. Bodies are always ``ErrorBody(error, detail)``.
 
 * ``HermesError`` → its ``status_code`` (404 not found, 409 gate refusal or lock conflict, 422 invalid
-  input, 401/403 auth); ``StoreUnavailable`` → 503 with ``Retry-After``.
+  input, 401/403 auth, 429 quota); those carrying ``retry_after_seconds`` (``StoreUnavailable`` → 503, the
+  rate limit → 429) also send ``Retry-After``.
 * ``InvalidIdentifier`` (an id outside its safe alphabet) and request validation → 422, one line per
-  problem (``body.turns.0.text: String should have at most 8000 characters``), never echoing the input.
+  problem (``body.turns.0.text: String should have at most 8000 characters``); input values are not
+  echoed, except the first 64 characters of a rejected identifier.
 * A user actor that stayed dead after the retry → 503 with ``Retry-After``.
 * Anything else → 500 with a generic message (the traceback goes to the log, not to the caller).
 * Starlette's own HTTP errors (unknown route 404, 405) keep their status.
