@@ -69,6 +69,9 @@ class GatePolicy(BaseModel):
     negative_priority_days: int = 14
     positive_engagements_to_demote: int = 3
     archive_retention_days: int = 365
+    stale_pending_days: int = Field(
+        30, ge=1, description="consolidation archives pending items idle this long and below the write threshold"
+    )
     compress_batch: int = Field(20, ge=2, description="oldest working items looked at per compression")
     top_k: int = Field(8, ge=1, le=100)
     memory_block_chars: int = 2200
@@ -91,6 +94,8 @@ class HermesSettings(BaseSettings):
     actor_idle_seconds: float = 300.0
     ray_address: str = ""  # empty: start or join a local Ray
     namespace: str = "hermes"
+    #: spans also go to this JSON-lines file (local debugging, tests); OTEL_* variables pick the other exporters
+    trace_file: str = ""
     policy: GatePolicy = Field(default_factory=GatePolicy)
 
     def resolved_sql_url(self) -> str:

@@ -240,3 +240,67 @@ class TombstoneRow(Base):
     reason: Mapped[str] = mapped_column(Text)
 
     __table_args__ = (Index("ix_tombstones_scope_memory", "tenant_id", "user_id", "memory_id"),)
+
+
+class UserLeaseRow(Base):
+    """A batch job's short claim on one user whose actor is not live: while it holds, activating that user's
+    actor waits, so the job may commit under the optimistic lock without a stale engine running beside it."""
+
+    __tablename__ = "user_leases"
+
+    tenant_id: Mapped[str] = mapped_column(
+        String(TENANT_ID_LENGTH), ForeignKey("tenants.tenant_id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(64))
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class ProfileSnapshotRow(Base):
+    """The user's slot conclusions at the last consolidation, as digests only (never the values), so the
+    next run can tell which conclusions drifted without keeping a second copy of anyone's profile."""
+
+    __tablename__ = "profile_snapshots"
+
+    tenant_id: Mapped[str] = mapped_column(
+        String(TENANT_ID_LENGTH), ForeignKey("tenants.tenant_id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    #: slot name → sha256 prefix of the slot's sorted conclusions
+    digests: Mapped[dict[str, str]] = mapped_column(JSON, default=dict)
+    run_id: Mapped[str] = mapped_column(String(64))
+    taken_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class CohortFeatureRow(Base):
+    """A tenant's cohort feature: how many of its users hold one slot value (published only when at least
+    the minimum cohort size do, so no feature describes a small, identifiable group)."""
+
+    __tablename__ = "cohort_features"
+
+    tenant_id: Mapped[str] = mapped_column(
+        String(TENANT_ID_LENGTH), ForeignKey("tenants.tenant_id", ondelete="CASCADE"), primary_key=True
+    )
+    slot: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    polarity: Mapped[Polarity] = mapped_column(enum_column(Polarity), primary_key=True)
+    value: Mapped[str] = mapped_column(String(512), primary_key=True)
+    users: Mapped[int] = mapped_column(Integer)
+    cohort_size: Mapped[int] = mapped_column(Integer)
+    share: Mapped[float] = mapped_column(Float)
+    computed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class JobRunRow(Base):
+    """One run of a batch job (consolidate, group-profiles, restore, reindex) and the figures it reported."""
+
+    __tablename__ = "job_runs"
+
+    run_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    job: Mapped[str] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(String(16))  # running | succeeded | failed
+    params: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    report: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    __table_args__ = (Index("ix_job_runs_job_started", "job", "started_at"),)
