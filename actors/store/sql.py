@@ -20,7 +20,6 @@ from sqlalchemy.orm import Session
 
 from actors.errors import ConcurrentUpdate, InvalidInput, NotFound
 from actors.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcnow
-from actors.store.migrations import upgrade_to_head
 from actors.store.sql_commit import apply_changes, scope_of
 from actors.store.sql_engine import WRITE_OPTION, build_engine, translated_errors
 from actors.store.sql_forget import erase_user_rows, forget_item_rows
@@ -73,6 +72,8 @@ class MemoryStore:
         with translated_errors("create_schema"), self._engine.connect() as connection:
             connection = connection.execution_options(**{WRITE_OPTION: True})
             with connection.begin():
+                from actors.store.migrations import upgrade_to_head  # alembic is slow to import
+
                 upgrade_to_head(connection)
 
     def dispose(self) -> None:
