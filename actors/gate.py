@@ -6,7 +6,8 @@ them to SQL in one transaction before acknowledging, and reloads the engine if t
 
 Write path, in the order the spec fixes: restatement (dedup → confirm instead of insert), then the
 frozen-conflict check, then the bounded capacity check, then insertion. The gates themselves live in
-``actors.gate_frozen`` and ``actors.gate_bounded``; shared bookkeeping in ``actors.gate_base``.
+``actors.gate_frozen`` and ``actors.gate_bounded``; shared bookkeeping in ``actors.gate_base``; the batch
+jobs' consolidation pass and archive restore in ``actors.gate_maintenance``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from actors.errors import InvalidInput
 from actors.gate_base import Outcome, union
 from actors.gate_bounded import BoundedGate
 from actors.gate_frozen import FREEZE_RULES, FrozenGate
+from actors.gate_maintenance import MaintenanceGate
 from actors.memory import Candidate, GateChanges, MemoryItem, content_hash
 from actors.slots import spec
 from actors.valuation import decay_score
@@ -26,7 +28,7 @@ from schemas.enums import AlertKind, Kind, Layer, Source, State
 __all__ = ["FREEZE_RULES", "GateEngine", "Outcome"]
 
 
-class GateEngine(FrozenGate, BoundedGate):
+class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
     # ------------------------------------------------------------------ write path
 
     def write(

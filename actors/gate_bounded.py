@@ -112,13 +112,21 @@ class BoundedGate(GateBase):
 
     def decay(self) -> GateChanges:
         """Recompute decay scores (frozen items exempt); unchanged items are not written."""
+        self._rescore(tolerance=1e-6)
+        return self.drain()
+
+    def _rescore(self, tolerance: float) -> int:
+        """Store each non-frozen item's current decay score where it moved by more than ``tolerance``;
+        returns how many moved."""
         now = self.clock()
+        moved = 0
         for item in self.active():
             score = round(decay_score(item, self.policy, now), 6)
-            if not item.is_frozen and abs(score - item.decay_score) > 1e-6:
+            if not item.is_frozen and abs(score - item.decay_score) > tolerance:
                 item.decay_score = score
                 self._touch(item)
-        return self.drain()
+                moved += 1
+        return moved
 
     def record_access(self, memory_ids: Iterable[str]) -> GateChanges:
         """Recall heat: access count and last access (frozen items too: heat is not content)."""
