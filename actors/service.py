@@ -20,6 +20,7 @@ from actors.extraction import Extractor, RuleExtractor, Turn
 from actors.gate import GateEngine, Outcome
 from actors.memory import Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.recall import RecallEngine
+from actors.service_maintenance import ServiceMaintenance
 from actors.store.sql import MemoryStore
 from actors.store.vectors import VectorIndex, VectorRow
 from actors.tracing import span
@@ -34,7 +35,7 @@ def as_vector(blob: bytes | None) -> np.ndarray | None:
     return None if blob is None else np.frombuffer(blob, dtype=np.float32)
 
 
-class UserMemoryService:
+class UserMemoryService(ServiceMaintenance):
     def __init__(
         self,
         tenant_id: str,
@@ -172,9 +173,13 @@ class UserMemoryService:
         with span("embedder.embed_passages", texts=len(texts)):
             return np.asarray(self.embedder.embed_passages(texts), dtype=np.float32)
 
-    def _commit(self, changes: GateChanges, **kwargs) -> None:
+    def _commit(
+        self, changes: GateChanges, *, index_items: Iterable[MemoryItem] | None = None, **kwargs
+    ) -> None:
+        """Commit, then sync ``index_items`` (default: every upserted item) to the vector index."""
         if not changes and kwargs.get("request_id") is None:
             return
+        index_items = changes.upserted.values() if index_items is None else list(index_items)
         self._fill_missing_embeddings(changes.upserted.values())
         with span("sql.commit", items=len(changes.upserted), events=len(changes.events)):
             try:
@@ -182,7 +187,7 @@ class UserMemoryService:
             except HermesError:
                 self.engine = self._load()  # the in-memory decision was not stored: forget it
                 raise
-        self._sync_index(changes.upserted.values())
+        self._sync_index(index_items)
 
     def _fill_missing_embeddings(self, items: Iterable[MemoryItem]) -> None:
         missing = [i for i in items if i.embedding is None and i.state is not State.DELETED]

@@ -28,8 +28,8 @@ from actors.services import RemoteEmbedder, RemoteIndex
 from actors.tracing import span
 from schemas.settings import HermesSettings
 
-#: the service methods a caller may reach through ``UserActor.call`` (``restore`` and ``reconcile`` are for
-#: the batch jobs, which commit every change of a user's memory through that user's actor)
+#: the service methods a caller may reach through ``UserActor.call`` (``consolidate``, ``restore_archived``,
+#: ``restore`` and ``reconcile`` are for the batch jobs, which change a live user's memory only through here)
 ALLOWED_METHODS = frozenset(
     {
         "write_turns",
@@ -46,6 +46,8 @@ ALLOWED_METHODS = frozenset(
         "alerts",
         "profile",
         "restore",
+        "restore_archived",
+        "consolidate",
         "reconcile",
     }
 )
@@ -70,6 +72,8 @@ def build_service(tenant_id: str, user_id: str, settings: HermesSettings) -> Hos
     from actors.store.sql import MemoryStore
 
     store = MemoryStore.from_settings(settings)
+    # a batch job may be changing this user under its lease: load only once it has committed (jobs/common.py)
+    store.wait_for_lease(tenant_id, user_id)
     embedder = RemoteEmbedder.connect(settings)
     index = RemoteIndex.connect(settings, embedder.dim)
     service = UserMemoryService(

@@ -5,7 +5,7 @@ memory is scoped by tenant *and* user, with bound parameters only. Errors are th
 ``NotFound``, ``ConcurrentUpdate`` (optimistic lock, retry), ``StoreUnavailable`` (retry later) and
 ``InvalidInput``. Helpers: ``sql_engine`` (engine, BEGIN mode, error translation), ``sql_mapping`` (rows ↔
 records), ``sql_commit`` (one change set, all or nothing), ``sql_forget`` (erasure and tombstones),
-``sql_tenants`` (API keys).
+``sql_tenants`` (API keys), ``sql_jobs`` (the batch jobs' leases, snapshots, cohort features and runs).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from actors.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcnow
 from actors.store.sql_commit import apply_changes, scope_of
 from actors.store.sql_engine import WRITE_OPTION, build_engine, translated_errors
 from actors.store.sql_forget import erase_user_rows, forget_item_rows
+from actors.store.sql_jobs import JobRecords
 from actors.store.sql_mapping import alert_from_row, event_from_row, item_from_record
 from actors.store.sql_tenants import TenantLimits, hash_api_key, key_matches, new_api_key, tenant_named_by
 from schemas.enums import ACTIVE_STATES, AlertStatus, Layer, State
@@ -55,7 +56,7 @@ def _filtered(
     return query
 
 
-class MemoryStore:
+class MemoryStore(JobRecords):
     def __init__(self, url: str, *, echo: bool = False, default_policy: GatePolicy | None = None):
         self.url = url
         self._engine = build_engine(url, echo=echo)

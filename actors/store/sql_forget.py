@@ -16,6 +16,7 @@ from schemas.tables import (
     AppliedRequestRow,
     AuditEventRow,
     MemoryItemRow,
+    ProfileSnapshotRow,
     SessionSnapshotRow,
     TombstoneRow,
 )
@@ -23,7 +24,14 @@ from schemas.tables import (
 REDACTED = {"redacted": True}
 _NO_SYNC = {"synchronize_session": False}  # bulk statements on rows this session never loaded
 
-_PER_USER_TABLES = (AuditEventRow, AlertRow, SessionSnapshotRow, AppliedRequestRow, TombstoneRow)
+_PER_USER_TABLES = (
+    AuditEventRow,
+    AlertRow,
+    SessionSnapshotRow,
+    AppliedRequestRow,
+    ProfileSnapshotRow,
+    TombstoneRow,
+)
 
 
 def erase_user_rows(session: Session, tenant_id: str, user_id: str, *, reason: str, at: datetime) -> int:
