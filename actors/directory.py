@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import ray
-from opentelemetry import propagate
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, RayTaskError
 
 from actors.errors import HermesError, StoreUnavailable
+from actors.tracing import inject_context
 from actors.user_actor import ServiceFactory, UserActor
 from schemas.api import ActivationLatency, DirectoryStats
 from schemas.settings import HermesSettings
@@ -241,8 +241,7 @@ async def call_user(
 ) -> Any:
     """Call a service method on the user's actor, retrying once through the directory if the actor died
     (passivated or crashed) before running the call. The current trace context goes along."""
-    trace_context: dict[str, str] = {}
-    propagate.inject(trace_context)
+    trace_context = inject_context()
     try:
         handle, incarnation = await directory.get.remote(tenant_id, user_id)
         try:

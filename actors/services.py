@@ -20,8 +20,9 @@ import numpy as np
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 
-from actors.errors import HermesError, StoreUnavailable
+from actors.errors import HermesError, InvalidInput, StoreUnavailable
 from actors.store.vectors import VectorHit, VectorRow
+from actors.tracing import attached, inject_context, span
 from schemas.enums import Layer
 from schemas.settings import HermesSettings
 
@@ -29,6 +30,8 @@ EMBEDDER_ACTOR_NAME = "embedder"
 INDEX_ACTOR_NAME = "vector-index"
 #: how long a proxy waits for a shared service before reporting it unavailable
 CALL_TIMEOUT_SECONDS = 60.0
+#: the ``VectorIndex`` operations ``IndexActor.run`` performs
+INDEX_OPERATIONS = frozenset({"ensure_tenant", "upsert", "delete", "delete_user", "search", "ids"})
 
 EmbedMode = Literal["passage", "query"]
 
@@ -57,15 +60,18 @@ class EmbedderActor:
     def dimension(self) -> int:
         return int(self._embedder.dim)
 
-    async def embed(self, mode: EmbedMode, texts: list[str]) -> np.ndarray:
+    async def embed(
+        self, mode: EmbedMode, texts: list[str], trace_context: dict[str, str] | None = None
+    ) -> np.ndarray:
         if not texts:
             return np.zeros((0, self._embedder.dim), dtype=np.float32)
-        batch = self._batches[mode]
-        future: asyncio.Future[np.ndarray] = asyncio.get_running_loop().create_future()
-        batch.requests.append((texts, future))
-        if batch.flusher is None:
-            batch.flusher = asyncio.create_task(self._flush(mode))
-        return await future
+        with attached(trace_context), span("embedder.embed", mode=mode, texts=len(texts)):
+            batch = self._batches[mode]
+            future: asyncio.Future[np.ndarray] = asyncio.get_running_loop().create_future()
+            batch.requests.append((texts, future))
+            if batch.flusher is None:
+                batch.flusher = asyncio.create_task(self._flush(mode))
+            return await future
 
     async def _flush(self, mode: EmbedMode) -> None:
         await asyncio.sleep(self._window)
@@ -104,25 +110,12 @@ class IndexActor:
 
         self._index = MilvusIndex(milvus_uri, collection, dim)
 
-    def ensure_tenant(self, tenant_id: str) -> None:
-        self._index.ensure_tenant(tenant_id)
-
-    def upsert(self, tenant_id: str, rows: list[VectorRow]) -> None:
-        self._index.upsert(tenant_id, rows)
-
-    def delete(self, tenant_id: str, memory_ids: list[str]) -> None:
-        self._index.delete(tenant_id, memory_ids)
-
-    def delete_user(self, tenant_id: str, user_id: str) -> None:
-        self._index.delete_user(tenant_id, user_id)
-
-    def search(
-        self, tenant_id: str, user_id: str, vector: np.ndarray, k: int, layers: frozenset[Layer] | None = None
-    ) -> list[VectorHit]:
-        return self._index.search(tenant_id, user_id, vector, k, layers)
-
-    def ids(self, tenant_id: str, user_id: str | None = None) -> set[str]:
-        return self._index.ids(tenant_id, user_id)
+    def run(self, operation: str, *args: Any, trace_context: dict[str, str] | None = None) -> Any:
+        """One ``VectorIndex`` operation, as a child span of the caller's."""
+        if operation not in INDEX_OPERATIONS:
+            raise InvalidInput(f"unknown index operation {operation[:64]!r}")
+        with attached(trace_context), span(f"index.{operation}", tenant_id=args[0] if args else ""):
+            return getattr(self._index, operation)(*args)
 
 
 #: a crashed service actor is restarted by Ray and its calls retried: every one of them is idempotent
@@ -167,10 +160,10 @@ class RemoteEmbedder:
         return cls(embedder_actor(settings))
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
-        return _get(self._actor.embed.remote("passage", texts), "embedder")
+        return _get(self._actor.embed.remote("passage", texts, inject_context()), "embedder")
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        return _get(self._actor.embed.remote("query", texts), "embedder")
+        return _get(self._actor.embed.remote("query", texts, inject_context()), "embedder")
 
 
 class RemoteIndex:
@@ -183,22 +176,25 @@ class RemoteIndex:
     def connect(cls, settings: HermesSettings, dim: int) -> RemoteIndex:
         return cls(index_actor(settings, dim))
 
+    def _run(self, operation: str, *args: Any) -> Any:
+        return _get(self._actor.run.remote(operation, *args, trace_context=inject_context()), "vector index")
+
     def ensure_tenant(self, tenant_id: str) -> None:
-        _get(self._actor.ensure_tenant.remote(tenant_id), "vector index")
+        self._run("ensure_tenant", tenant_id)
 
     def upsert(self, tenant_id: str, rows: list[VectorRow]) -> None:
-        _get(self._actor.upsert.remote(tenant_id, rows), "vector index")
+        self._run("upsert", tenant_id, rows)
 
     def delete(self, tenant_id: str, memory_ids: list[str]) -> None:
-        _get(self._actor.delete.remote(tenant_id, memory_ids), "vector index")
+        self._run("delete", tenant_id, memory_ids)
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
-        _get(self._actor.delete_user.remote(tenant_id, user_id), "vector index")
+        self._run("delete_user", tenant_id, user_id)
 
     def search(
         self, tenant_id: str, user_id: str, vector: np.ndarray, k: int, layers: frozenset[Layer] | None = None
     ) -> list[VectorHit]:
-        return _get(self._actor.search.remote(tenant_id, user_id, vector, k, layers), "vector index")
+        return self._run("search", tenant_id, user_id, vector, k, layers)
 
     def ids(self, tenant_id: str, user_id: str | None = None) -> set[str]:
-        return _get(self._actor.ids.remote(tenant_id, user_id), "vector index")
+        return self._run("ids", tenant_id, user_id)

@@ -1,13 +1,16 @@
 """Spans for the memory core, through the OpenTelemetry API only.
 
 Without a configured tracer provider these are no-ops; ``serve.telemetry`` configures the SDK from the
-standard ``OTEL_*`` variables in every Ray process, and Ray carries the context across actor calls.
+standard ``OTEL_*`` variables in every Ray process. The trace context crosses Ray calls explicitly: the
+caller sends ``inject_context()`` (W3C ``traceparent`` headers) with the call and the callee runs under
+``attached(trace_context)``, so a request stays one trace across the replica, the user's actor and the
+shared embedder and index actors, whether or not Ray's own tracing hook is on.
 """
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from opentelemetry import trace
+from opentelemetry import context, propagate, trace
 
 _tracer = trace.get_tracer("hermes_memory")
 
@@ -18,3 +21,23 @@ def span(name: str, **attributes: object) -> Iterator[trace.Span]:
         for key, value in attributes.items():
             current.set_attribute(key, value if isinstance(value, str | int | float | bool) else str(value))
         yield current
+
+
+def inject_context() -> dict[str, str]:
+    """The current trace context as W3C headers, to send along with a remote call."""
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    return carrier
+
+
+@contextmanager
+def attached(trace_context: dict[str, str] | None) -> Iterator[None]:
+    """Run the block as part of the caller's trace (no-op without a context)."""
+    if not trace_context:
+        yield
+        return
+    token = context.attach(propagate.extract(trace_context))
+    try:
+        yield
+    finally:
+        context.detach(token)

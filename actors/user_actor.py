@@ -20,12 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import ray
-from opentelemetry import context as otel_context
-from opentelemetry import propagate
 
 from actors.errors import InvalidInput
 from actors.services import RemoteEmbedder, RemoteIndex
-from actors.tracing import span
+from actors.tracing import attached, span
 from schemas.settings import HermesSettings
 
 #: the service methods a caller may reach through ``UserActor.call`` (``consolidate``, ``restore_archived``,
@@ -115,12 +113,8 @@ class UserActor:
             raise InvalidInput(f"unknown operation {method[:64]!r}")
         self._calls += 1
         self._last_used = time.time()
-        token = otel_context.attach(propagate.extract(trace_context or {}))
-        try:
-            with span(f"user_actor.{method}", tenant_id=self._tenant_id):
-                return getattr(self._hosted.service, method)(*args, **kwargs)
-        finally:
-            otel_context.detach(token)
+        with attached(trace_context), span(f"user_actor.{method}", tenant_id=self._tenant_id):
+            return getattr(self._hosted.service, method)(*args, **kwargs)
 
     def status(self) -> dict[str, Any]:
         return {

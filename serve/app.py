@@ -50,6 +50,7 @@ from schemas.settings import HermesSettings
 from serve.errors import BodySizeLimit, install_error_handlers
 from serve.gateway import AlertFilter, Gateway
 from serve.routes import admin, alerts, memories, recall, sessions
+from serve.telemetry import TraceRequests
 
 DEPLOYMENT_NAME = "HermesMemory"
 #: request bodies above this are refused with 413 before they are parsed
@@ -63,6 +64,7 @@ def create_fastapi_app() -> FastAPI:
         description="Cross-session memory for AI agents: bounded and frozen gates, USER profiles.",
     )
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(TraceRequests)  # added last: the outermost layer, so the span covers the whole request
     for module in (memories, recall, sessions, alerts, admin):
         app.include_router(module.router)
     install_error_handlers(app)
