@@ -1,8 +1,9 @@
-"""``hermes-memory``: start and stop the local stack, manage tenants, print the version.
+"""``hermes-memory``: start and stop the local stack, manage tenants, run the evaluation, print the version.
 
     hermes-memory up [--host H] [--port P] [--detach] [--timeout S]
     hermes-memory down [--timeout S]
     hermes-memory tenant create NAME [--display-name TEXT]
+    hermes-memory eval locomo --data FILE --out RANKED.jsonl [--k 50] [--system memory|bm25|dense|all]
     hermes-memory version
 
 Every command takes ``--home DIR`` (default ``$HERMES_HOME`` or ``.hermes``); all other configuration comes
@@ -91,6 +92,14 @@ def _cmd_tenant_create(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_eval_locomo(args: argparse.Namespace) -> int:
+    from serve import eval_locomo  # heavy imports (embedder, Milvus) only for this command
+
+    systems = list(eval_locomo.SYSTEMS) if args.system == "all" else [args.system]
+    eval_locomo.run(args.data, args.out, k=args.k, systems=systems, settings=HermesSettings())
+    return 0
+
+
 def _cmd_version(args: argparse.Namespace) -> int:
     print(f"{DISTRIBUTION} {_version()}")
     return 0
@@ -108,7 +117,9 @@ def _version() -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="hermes-memory", description="Hermes Memory: the local stack and tools.")
+    parser = argparse.ArgumentParser(
+        prog="hermes-memory", description="Hermes Memory: the local stack and tools."
+    )
     parser.add_argument("--home", type=Path, help="state directory (default: $HERMES_HOME or .hermes)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -129,6 +140,32 @@ def _parser() -> argparse.ArgumentParser:
     create.add_argument("name", help="tenant id: a letter, then letters, digits or _ (max 48)")
     create.add_argument("--display-name", help="human-readable name (default: the tenant id)")
     create.set_defaults(run=_cmd_tenant_create)
+
+    evaluation = commands.add_parser("eval", help="run an evaluation")
+    benchmarks = evaluation.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+    locomo = benchmarks.add_parser(
+        "locomo", help="LoCoMo retrieval: memory service vs raw-turn BM25 and dense"
+    )
+    locomo.add_argument("--data", type=Path, required=True, help="a LoCoMo-format JSON file")
+    locomo.add_argument(
+        "--out", type=Path, required=True, help="ranked dialog ids, one JSON line per question"
+    )
+    locomo.add_argument(
+        "--k",
+        type=int,
+        default=50,
+        choices=range(1, 51),
+        metavar="{1..50}",
+        help="hits recalled per question (default 50)",
+    )
+    locomo.add_argument(
+        "--system",
+        choices=["memory", "bm25", "dense", "all"],
+        default="memory",
+        help="what ranks: the memory service (default), a raw-turn baseline, or all three "
+        "(baselines then write beside --out as NAME.bm25.jsonl, NAME.dense.jsonl)",
+    )
+    locomo.set_defaults(run=_cmd_eval_locomo)
 
     version = commands.add_parser("version", help="print the version")
     version.set_defaults(run=_cmd_version)

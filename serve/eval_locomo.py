@@ -1,0 +1,228 @@
+"""``hermes-memory eval locomo``: LoCoMo retrieval through the real memory path, next to two plain baselines.
+
+    hermes-memory eval locomo --data FILE --out RANKED.jsonl [--k 50] [--system memory|bm25|dense|all]
+
+For the ``memory`` system each conversation becomes one user of a fresh tenant, ingested session by session
+through ``UserMemoryService.write_turns`` — rule extraction, both gates and the default capacities (working
+200, long-term 1000, core 50; nothing raised for the benchmark) — over a real ``MemoryStore`` (SQLite in a
+temporary directory), a real ``MilvusIndex`` (a ``milvus-lite server`` this command starts, or
+``HERMES_MILVUS_URI`` when set) and the E5 embedder. The service's clock follows the conversation: each
+session is written at its own date, questions are asked the day after the last session. Each question is
+then one ``recall`` (k hits, archive included); its ranked dialog ids are the hits' source dialog ids, best
+hit first (a merged memory contributes all of its sources, in order).
+
+Output: one JSON line per question, ``{"sample_id", "question_index", "ranked_dia_ids"}``. When the file
+carries evidence, recall figures per category are printed (``serve.eval_metrics``); the ranking itself
+never reads evidence or answers (``serve.eval_data``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from actors.embedding import E5Embedder, Embedder
+from actors.service import UserMemoryService
+from actors.store.milvus import MilvusIndex
+from actors.store.milvus_server import MilvusLiteServer
+from actors.store.sql import MemoryStore
+from schemas import api
+from schemas.settings import GatePolicy, HermesSettings
+from serve.eval_baselines import BM25Baseline, DenseBaseline
+from serve.eval_data import Conversation, load_conversations
+from serve.eval_metrics import load_evidence, score, table
+
+SYSTEMS = ("memory", "bm25", "dense")
+TENANT = "locomo"
+QUESTION_DELAY = timedelta(days=1)
+
+
+class CachingEmbedder:
+    """Wraps an embedder with per-text caches, so a conversation's questions are embedded in one batch (the
+    service then asks for them one at a time) and the dense baseline reuses vectors the service computed."""
+
+    def __init__(self, inner: Embedder):
+        self.inner = inner
+        self.dim = inner.dim
+        self._passages: dict[str, np.ndarray] = {}
+        self._queries: dict[str, np.ndarray] = {}
+
+    def _cached(self, texts: list[str], cache: dict[str, np.ndarray], embed: Callable) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in cache))
+        if missing:
+            cache.update(zip(missing, np.asarray(embed(missing), dtype=np.float32), strict=True))
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([cache[t] for t in texts])
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return self._cached(list(texts), self._passages, self.inner.embed_passages)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self._cached(list(texts), self._queries, self.inner.embed_queries)
+
+
+class ConversationClock:
+    """The service's clock during an evaluation: the time of whatever is being written or asked."""
+
+    def __init__(self, now: datetime):
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def user_id_for(sample_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.:@-]", "_", sample_id)[:128] or "conversation"
+
+
+class MemorySystem:
+    """Ranks through the memory service: ingest with ``write_turns``, ask with ``recall``."""
+
+    name = "memory"
+
+    def __init__(self, store: MemoryStore, index: MilvusIndex, embedder: Embedder, policy: GatePolicy):
+        self.store, self.index, self.embedder, self.policy = store, index, embedder, policy
+
+    def service(self, conversation: Conversation, clock: ConversationClock) -> UserMemoryService:
+        return UserMemoryService(
+            TENANT,
+            user_id_for(conversation.sample_id),
+            store=self.store,
+            index=self.index,
+            embedder=self.embedder,
+            policy=self.policy,
+            clock=clock,
+        )
+
+    def ingest(self, conversation: Conversation) -> UserMemoryService:
+        clock = ConversationClock(conversation.ended_at)
+        svc = self.service(conversation, clock)
+        for session in conversation.sessions:
+            turns = [
+                api.TurnIn(role="user", text=u.text[: api.MAX_TURN_CHARS], dialog_id=u.dia_id, at=u.at)
+                for u in session.utterances
+            ]
+            for start in range(0, len(turns), api.MAX_TURNS_PER_BATCH):
+                clock.now = turns[min(start + api.MAX_TURNS_PER_BATCH, len(turns)) - 1].at
+                svc.write_turns(
+                    api.WriteTurnsRequest(
+                        session_id=f"{user_id_for(conversation.sample_id)}-s{session.number}",
+                        turns=turns[start : start + api.MAX_TURNS_PER_BATCH],
+                    )
+                )
+        clock.now = conversation.ended_at + QUESTION_DELAY
+        return svc
+
+    def rank(self, conversation: Conversation, k: int) -> list[list[str]]:
+        svc = self.ingest(conversation)
+        self.embedder.embed_queries([q.text for q in conversation.questions])  # one batch, then cached
+        return [
+            ranked_dia_ids(svc.recall(api.RecallRequest(query=q.text[: api.MAX_QUERY_CHARS], k=k)))
+            for q in conversation.questions
+        ]
+
+
+def ranked_dia_ids(response: api.RecallResponse) -> list[str]:
+    return list(dict.fromkeys(d for hit in response.hits for d in hit.memory.source_dialog_ids))
+
+
+@contextmanager
+def memory_backend(workdir: Path, settings: HermesSettings) -> Iterator[tuple[MemoryStore, MilvusIndex]]:
+    """A fresh SQLite store and a Milvus collection of its own, on our milvus-lite server or the configured one."""
+    from serve.stack import uses_external_milvus
+
+    server = None
+    if uses_external_milvus(settings):
+        uri = settings.milvus_uri
+    else:
+        server = MilvusLiteServer(workdir / "milvus")
+        server.start(timeout=120)
+        uri = server.uri
+    collection = f"hermes_locomo_{uuid.uuid4().hex[:12]}"
+    store = MemoryStore(f"sqlite:///{workdir / 'locomo.db'}")
+    store.create_schema()
+    store.create_tenant(TENANT, "LoCoMo evaluation")
+    index = MilvusIndex(uri, collection, dim=E5Embedder.dim)
+    try:
+        yield store, index
+    finally:
+        if server is None:
+            index._client.drop_collection(collection)
+        index.close()
+        store.dispose()
+        if server is not None:
+            server.stop()
+
+
+def _out_path(out: Path, system: str, systems: list[str]) -> Path:
+    if len(systems) == 1 or system == "memory":
+        return out
+    return out.with_name(f"{out.stem}.{system}{out.suffix or '.jsonl'}")
+
+
+def write_rankings(
+    path: Path, conversations: list[Conversation], rankings: list[list[list[str]]]
+) -> list[dict]:
+    lines = [
+        {"sample_id": c.sample_id, "question_index": q.index, "ranked_dia_ids": ranked}
+        for c, ranked_by_question in zip(conversations, rankings, strict=True)
+        for q, ranked in zip(c.questions, ranked_by_question, strict=True)
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return lines
+
+
+def run(
+    data: Path,
+    out: Path,
+    k: int = 50,
+    systems: list[str] | None = None,
+    settings: HermesSettings | None = None,
+    log: Callable[[str], None] = print,
+) -> dict:
+    """Rank every question with each system, write the rankings, and return the figures (empty without
+    evidence in the file)."""
+    systems = systems or ["memory"]
+    settings = settings or HermesSettings()
+    conversations = load_conversations(data)
+    embedder = CachingEmbedder(E5Embedder())
+    graded = load_evidence(data)
+    figures = {}
+    with (
+        tempfile.TemporaryDirectory(prefix="hermes-locomo-") as tmp,
+        memory_backend(Path(tmp), settings) as (store, index),
+    ):
+        rankers = {
+            "memory": MemorySystem(store, index, embedder, GatePolicy()),
+            "bm25": BM25Baseline(),
+            "dense": DenseBaseline(embedder),
+        }
+        for system in systems:
+            started = time.monotonic()
+            rankings = []
+            for conversation in conversations:
+                rankings.append(rankers[system].rank(conversation, k))
+                log(
+                    f"[{system}] {conversation.sample_id}: {len(conversation.utterances)} turns, "
+                    f"{len(conversation.questions)} questions ({time.monotonic() - started:.0f} s)"
+                )
+            lines = write_rankings(_out_path(out, system, systems), conversations, rankings)
+            if graded:
+                figures[system] = score(lines, graded)
+    if figures:
+        log("\nevidence recall@10 (R@10) and session recall_any@5 (S@5); category 5 skipped")
+        log(table(figures))
+    return figures
