@@ -16,15 +16,27 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import and_, delete, or_, select
 from sqlalchemy.exc import IntegrityError
 
-from actors.memory import utcnow
-from schemas.enums import Polarity
-from schemas.tables import AuditEventRow, CohortFeatureRow, JobRunRow, ProfileSnapshotRow, UserLeaseRow
+from actors.memory import MemoryItem, utcnow
+from schemas.enums import ACTIVE_STATES, Layer, Polarity
+from schemas.tables import (
+    AuditEventRow,
+    CohortFeatureRow,
+    JobRunRow,
+    MemoryItemRow,
+    ProfileSnapshotRow,
+    UserLeaseRow,
+)
 
 #: audit actions that move an item into, or out of, the archive
 ARCHIVE_MOVES = ("archive", "restore")
+#: the items the vector index holds: active ones, and archived ones (the archive recall route)
+INDEXED = or_(
+    and_(MemoryItemRow.state.in_(ACTIVE_STATES), MemoryItemRow.layer != Layer.ARCHIVE),
+    MemoryItemRow.layer == Layer.ARCHIVE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,3 +208,23 @@ class JobRecords:
         )
         with self._reading("archive_moves") as session:
             return [(memory_id, action, at) for memory_id, action, at in session.execute(query)]
+
+    # ------------------------------------------------------------------------------------- reindex
+
+    def indexed_versions(self, tenant_id: str) -> dict[str, int]:
+        """memory id → row version of every item of the tenant that belongs in the vector index."""
+        query = select(MemoryItemRow.memory_id, MemoryItemRow.version).where(
+            MemoryItemRow.tenant_id == tenant_id, INDEXED
+        )
+        with self._reading("indexed_versions") as session:
+            return dict(session.execute(query).tuples().all())
+
+    def items_by_id(self, tenant_id: str, memory_ids: Iterable[str]) -> list[MemoryItem]:
+        """Items of the tenant (any user) by id; ids that do not exist are left out."""
+        wanted = list(memory_ids)
+        if not wanted:
+            return []
+        query = select(MemoryItemRow.__table__).where(
+            MemoryItemRow.tenant_id == tenant_id, MemoryItemRow.memory_id.in_(wanted)
+        )
+        return self._items("items_by_id", query)

@@ -1,0 +1,259 @@
+"""What every batch job shares: joining the cluster, reading SQL with Ray Data, running a user's maintenance
+operation without racing live writes, run records with a root span, and progress reporting.
+
+**Never racing live writes** (``UserRunner``). A job changes a user's memory in one of two ways:
+
+* the user's actor is live (``user:<tenant>:<user>`` is registered): the operation is sent to that actor,
+  which runs it after the calls queued before it, on its own current state;
+* otherwise the job takes the user's *lease* in SQL, checks again that no actor has registered, runs the
+  same service operation in the Ray Data worker on freshly loaded state, commits under the optimistic lock,
+  and releases the lease. An actor activated meanwhile loads only after the release
+  (``actors.user_actor.build_service`` waits for the lease), so no stale engine ever runs beside the job.
+  The order matters: lease first, then the name check (an actor registered before the check is seen and
+  used; one registered after it waits for the lease).
+
+This keeps the common case — most users idle during a nightly run — free of actor activations (a process
+each), while a user who is chatting is consolidated by their own actor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import Enum
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import ray
+from sqlalchemy import Select, create_engine, func, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import NullPool
+
+from actors.directory import call_user, directory_actor, user_actor_name
+from actors.errors import HermesError, InvalidInput, StoreUnavailable
+from actors.memory import MemoryItem
+from actors.service import UserMemoryService
+from actors.services import RemoteEmbedder, RemoteIndex
+from actors.store.sql import MemoryStore
+from actors.tracing import inject_context, span
+from schemas.enums import ACTIVE_STATES, Layer
+from schemas.ids import check_tenant_id
+from schemas.settings import GatePolicy, HermesSettings
+from schemas.tables import MemoryItemRow
+
+log = logging.getLogger("hermes.jobs")
+
+#: how long a job may hold a user; one user's operation takes well under a second, and an actor activated
+#: meanwhile waits at most this long if the job died holding the lease
+LEASE_SECONDS = 120.0
+#: users per Ray Data batch: small enough for even load and frequent progress, big enough to amortise
+USERS_PER_BATCH = 16
+#: the file ``hermes-memory up`` writes with its Ray address, so ``hermes-memory jobs`` can join that cluster
+RAY_ADDRESS_FILE = "ray.address"
+
+
+# ------------------------------------------------------------------------------------------- cluster
+
+
+def connect(settings: HermesSettings) -> None:
+    """Join the cluster (``HERMES_RAY_ADDRESS``, ``RAY_ADDRESS`` as under ``ray job submit``, or the local
+    stack of ``settings.home``); a process already connected stays as it is."""
+    if ray.is_initialized():
+        return
+    address = settings.ray_address or os.environ.get("RAY_ADDRESS") or _stack_address(settings.home)
+    if not address:
+        raise StoreUnavailable(
+            "no Ray cluster to run on: start the stack (hermes-memory up), or set HERMES_RAY_ADDRESS"
+        )
+    ray.init(address=address, namespace=settings.namespace, log_to_driver=False)
+
+
+def _stack_address(home: Path) -> str:
+    recorded = Path(home) / RAY_ADDRESS_FILE
+    return recorded.read_text().strip() if recorded.exists() else ""
+
+
+def cluster_cpus() -> int:
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def resolve_tenants(store: MemoryStore, tenants: list[str] | None) -> list[str]:
+    known = store.tenant_ids()
+    if not tenants:
+        return known
+    unknown = [t for t in tenants if check_tenant_id(t) not in known]
+    if unknown:
+        raise InvalidInput(f"unknown tenant(s): {', '.join(unknown)}")
+    return list(dict.fromkeys(tenants))
+
+
+# ---------------------------------------------------------------------------------------- SQL reads
+
+
+def _dbapi_connection(url: str) -> Any:
+    """A DB-API connection for ``ray.data.read_sql`` (closing it really closes it: no pool)."""
+    return create_engine(url, poolclass=NullPool).raw_connection()
+
+
+def read_sql(settings: HermesSettings, statement: Select[Any]) -> ray.data.Dataset:
+    """A Ray Data dataset of the statement's rows, with bound parameters in the driver's own style."""
+    url = settings.resolved_sql_url()
+    dialect = make_url(url).get_dialect()()
+    compiled = statement.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
+    values = {name: v.value if isinstance(v, Enum) else v for name, v in compiled.params.items()}
+    params: Any = tuple(values[name] for name in compiled.positiontup) if dialect.positional else values
+    return ray.data.read_sql(str(compiled), partial(_dbapi_connection, url), sql_params=params)
+
+
+def users_with_items(tenants: list[str], *, archived: bool = False) -> Select[Any]:
+    """(tenant_id, user_id, items) of users with active items — or, with ``archived``, archived ones."""
+    row = MemoryItemRow
+    holding = (
+        row.layer == Layer.ARCHIVE
+        if archived
+        else row.state.in_(sorted(ACTIVE_STATES)) & (row.layer != Layer.ARCHIVE)
+    )
+    return (
+        select(row.tenant_id, row.user_id, func.count().label("items"))
+        .where(row.tenant_id.in_(tenants), holding)
+        .group_by(row.tenant_id, row.user_id)
+        .order_by(row.tenant_id, row.user_id)
+    )
+
+
+def rows_of(batch: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The rows of a Ray Data batch in ``numpy`` format."""
+    columns = list(batch)
+    for values in zip(*(batch[c] for c in columns), strict=True):
+        yield {c: (v.item() if hasattr(v, "item") else v) for c, v in zip(columns, values, strict=True)}
+
+
+# ------------------------------------------------------------------------------ one user, safely
+
+
+@dataclass(slots=True)
+class UserOutcome:
+    result: Any
+    route: str  # "lease" (run here) or "actor" (run by the user's live actor)
+    #: the user's active items after the operation, when they are at hand (the lease route)
+    active: list[MemoryItem] | None = None
+
+
+class UserBusy(HermesError):
+    """Another job holds the user's lease."""
+
+
+class UserRunner:
+    """Runs a ``UserMemoryService`` maintenance operation for one user without racing live writes."""
+
+    def __init__(self, settings: HermesSettings, holder: str):
+        self.settings = settings
+        self.holder = holder
+        self.store = MemoryStore.from_settings(settings)
+        self.embedder = RemoteEmbedder.connect(settings)
+        self.index = RemoteIndex.connect(settings, self.embedder.dim)
+        self.directory = directory_actor(settings)
+        self._policies: dict[str, GatePolicy] = {}
+
+    def run(self, tenant_id: str, user_id: str, method: str, *args: Any) -> UserOutcome:
+        if not self.store.acquire_lease(tenant_id, user_id, self.holder, LEASE_SECONDS):
+            raise UserBusy(f"user {user_id!r} of {tenant_id!r} is held by another job")
+        try:
+            if not self._actor_is_live(tenant_id, user_id):
+                service = self._service(tenant_id, user_id)
+                return UserOutcome(getattr(service, method)(*args), "lease", service.engine.active())
+        finally:
+            self.store.release_lease(tenant_id, user_id, self.holder)
+        result = asyncio.run(call_user(self.directory, tenant_id, user_id, method, *args))
+        return UserOutcome(result, "actor")
+
+    def active_items(self, tenant_id: str, user_id: str, outcome: UserOutcome) -> list[MemoryItem]:
+        return outcome.active if outcome.active is not None else self.store.load_active(tenant_id, user_id)
+
+    def _actor_is_live(self, tenant_id: str, user_id: str) -> bool:
+        try:
+            ray.get_actor(user_actor_name(tenant_id, user_id), namespace=self.settings.namespace)
+        except ValueError:
+            return False
+        return True
+
+    def _service(self, tenant_id: str, user_id: str) -> UserMemoryService:
+        if tenant_id not in self._policies:
+            self._policies[tenant_id] = self.store.tenant_policy(tenant_id)
+        return UserMemoryService(
+            tenant_id, user_id, store=self.store, index=self.index, embedder=self.embedder,
+            policy=self._policies[tenant_id],
+        )
+
+    def close(self) -> None:
+        self.store.dispose()
+
+
+# ------------------------------------------------------------------------------ runs and progress
+
+
+@dataclass
+class JobRun:
+    run_id: str
+    trace_context: dict[str, str]
+    report: dict[str, Any]
+
+
+@contextmanager
+def job_run(store: MemoryStore, job: str, params: dict[str, Any]) -> Iterator[JobRun]:
+    """Record the run (``job_runs``) and trace it: the root span ``job.<name>``, whose context the workers
+    receive. The run ends ``succeeded`` with ``run.report``, or ``failed`` with the error."""
+    run = JobRun(store.start_run(job, params), {}, {})
+    started = time.monotonic()
+    with span(f"job.{job}", run_id=run.run_id) as root:
+        run.trace_context = inject_context()
+        try:
+            yield run
+        except BaseException as exc:
+            error = f"{type(exc).__name__}: {exc}"[:500]
+            store.finish_run(run.run_id, "failed", {**run.report, "error": error})
+            raise
+        seconds = time.monotonic() - started
+        run.report = {"run_id": run.run_id, **run.report, "seconds": round(seconds, 2)}
+        if "memories" in run.report:
+            run.report["memories_per_second"] = round(run.report["memories"] / max(seconds, 1e-9), 1)
+        for key, value in run.report.items():
+            if isinstance(value, int | float | str):
+                root.set_attribute(f"report.{key}", value)
+    store.finish_run(run.run_id, "succeeded", run.report)
+    log.info("%s %s: %s", job, run.run_id, run.report)
+
+
+class Progress:
+    """Counts in the job log every few seconds, and optionally a tqdm bar (the CLI)."""
+
+    def __init__(self, job: str, total: int, bar: bool = False, every_seconds: float = 5.0):
+        self.job, self.total, self.done = job, total, 0
+        self._every = every_seconds
+        self._last = time.monotonic()
+        self._bar = None
+        if bar:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, desc=job, unit="user", dynamic_ncols=True)
+
+    def update(self, count: int, **figures: object) -> None:
+        self.done += count
+        if self._bar is not None:
+            self._bar.update(count)
+            if figures:
+                self._bar.set_postfix(figures, refresh=False)
+        if time.monotonic() - self._last >= self._every or self.done >= self.total:
+            self._last = time.monotonic()
+            log.info("%s: %d/%d users %s", self.job, self.done, self.total, figures or "")
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+

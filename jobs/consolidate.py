@@ -1,0 +1,208 @@
+"""Consolidation (SPEC §8): every user of the chosen tenants gets one consolidation pass — decay rescoring,
+merges of same-topic items, promotions pending → confirmed → frozen where the rules allow, expiry of
+repeatedly contradicted items, clearing of stale pending items, eviction to the archive under capacity
+(the rules: ``actors.gate_maintenance``).
+
+Ray Data reads the tenants' users from SQL (``read_sql``) and runs the pass in parallel across the cluster
+(an actor pool, one worker per CPU by default); each user's pass runs through their live actor or under
+their lease (``jobs.common.UserRunner``), so it never races a live write. Idempotent: a second run over
+unchanged memories changes nothing (no user's pass finds work; nothing is committed).
+
+Per run it reports items merged / promoted / evicted / expired / cleared, the eviction hit rate and the
+profile drift (definitions: ``jobs.profiles``), and throughput. Run it as
+
+    hermes-memory jobs consolidate [--tenant T ...]              # CLI, progress bar
+    ray job submit -- python -m jobs.consolidate [--tenant T ...] # on a cluster, counts in the job log
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+from collections import Counter, defaultdict
+from datetime import timedelta
+from typing import Any
+
+import ray
+
+from actors.errors import HermesError
+from actors.gate_maintenance import ConsolidationCounts
+from actors.memory import utcnow
+from actors.store.sql import MemoryStore
+from actors.tracing import attached, span
+from jobs import profiles
+from jobs.common import (
+    USERS_PER_BATCH,
+    Progress,
+    UserRunner,
+    cluster_cpus,
+    job_run,
+    read_sql,
+    resolve_tenants,
+    rows_of,
+    users_with_items,
+)
+from schemas.settings import HermesSettings
+
+log = logging.getLogger("hermes.jobs.consolidate")
+
+JOB = "consolidate"
+HELP = "consolidate users' memories: decay, merges, promotions, expiry, stale pending items, eviction"
+COUNT_FIELDS = tuple(ConsolidationCounts().as_dict())
+DEFAULT_HIT_WINDOW_DAYS = 30
+
+
+class ConsolidateUsers:
+    """Ray Data worker: the pass for each user of a batch, then that user's figures."""
+
+    def __init__(self, settings_json: str, run_id: str, trace_context: dict[str, str], hit_window_days: int):
+        self.runner = UserRunner(HermesSettings.model_validate_json(settings_json), holder=run_id)
+        self.run_id = run_id
+        self.trace_context = trace_context
+        self.hit_window = timedelta(days=hit_window_days)
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
+        rows = list(rows_of(batch))
+        out: dict[str, list] = defaultdict(list)
+        with attached(self.trace_context), span("consolidate.batch", users=len(rows)):
+            by_tenant: dict[str, list[dict[str, Any]]] = defaultdict(list)
+            for row in rows:
+                by_tenant[row["tenant_id"]].append(row)
+            for tenant_id, tenant_rows in by_tenant.items():
+                previous = self.runner.store.profile_digests(tenant_id, [r["user_id"] for r in tenant_rows])
+                current: dict[str, dict[str, str]] = {}
+                for row in tenant_rows:
+                    figures, current[row["user_id"]] = self._one(tenant_id, row["user_id"], previous)
+                    for key, value in {**row, **figures}.items():
+                        out[key].append(value)
+                self.runner.store.save_profile_digests(tenant_id, current, self.run_id)
+        return dict(out)
+
+    def _one(
+        self, tenant_id: str, user_id: str, previous: dict[str, dict[str, str]]
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        store = self.runner.store
+        try:
+            outcome = self.runner.run(tenant_id, user_id, "consolidate")
+            counts, route = outcome.result, outcome.route
+            active = self.runner.active_items(tenant_id, user_id, outcome)
+        except HermesError as exc:
+            log.warning("consolidation of %s/%s failed: %s", tenant_id, user_id, exc)
+            counts, route = {}, "failed"
+            active = store.load_active(tenant_id, user_id)
+        digests = profiles.digests(profiles.slot_conclusions(active))
+        drift = profiles.drift(previous.get(user_id), digests)
+        moves = store.archive_moves(tenant_id, user_id, since=utcnow() - self.hit_window)
+        evictions = profiles.eviction_outcomes(moves)
+        figures = {name: int(counts.get(name, 0)) for name in COUNT_FIELDS}
+        figures |= {
+            "route": route,
+            "changed": any(figures.values()),
+            "drift": math.nan if drift is None else drift,  # NaN: no previous snapshot to compare with
+            "evicted_in_window": evictions.evicted,
+            "restored_in_window": evictions.restored,
+        }
+        return figures, digests
+
+
+class Totals:
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+        self.routes: Counter[str] = Counter()
+        self.users = self.memories = self.changed = 0
+        self.drifts: list[float] = []
+        self.evictions = profiles.EvictionOutcomes()
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.users += 1
+        self.memories += row["items"]
+        self.changed += bool(row["changed"])
+        self.routes[row["route"]] += 1
+        self.counts.update({name: row[name] for name in COUNT_FIELDS})
+        if not math.isnan(row["drift"]):
+            self.drifts.append(row["drift"])
+        self.evictions += profiles.EvictionOutcomes(row["evicted_in_window"], row["restored_in_window"])
+
+    def report(self, hit_window_days: int) -> dict[str, Any]:
+        hit_rate = self.evictions.hit_rate
+        return {
+            "users": self.users,
+            "memories": self.memories,
+            "users_changed": self.changed,
+            "via_lease": self.routes["lease"],
+            "via_actor": self.routes["actor"],
+            "failed": self.routes["failed"],
+            **{name: self.counts[name] for name in COUNT_FIELDS},
+            "eviction_hit_rate": None if hit_rate is None else round(hit_rate, 4),
+            "evictions_in_window": self.evictions.evicted,
+            "hit_window_days": hit_window_days,
+            "profile_drift": round(sum(self.drifts) / len(self.drifts), 4) if self.drifts else None,
+            "users_compared": len(self.drifts),
+            "users_drifted": sum(d > 0 for d in self.drifts),
+        }
+
+
+def run(
+    settings: HermesSettings,
+    tenants: list[str] | None = None,
+    *,
+    parallelism: int | None = None,
+    hit_window_days: int = DEFAULT_HIT_WINDOW_DAYS,
+    progress_bar: bool = False,
+) -> dict[str, Any]:
+    """One consolidation run over the tenants (default: all); returns the run's report."""
+    store = MemoryStore.from_settings(settings)
+    try:
+        tenants = resolve_tenants(store, tenants)
+        workers = parallelism or cluster_cpus()
+        params = {"tenants": tenants, "parallelism": workers, "hit_window_days": hit_window_days}
+        with job_run(store, JOB, params) as current:
+            users = read_sql(settings, users_with_items(tenants)).materialize() if tenants else None
+            total = users.count() if users is not None else 0
+            totals = Totals()
+            progress = Progress(JOB, total, bar=progress_bar)
+            if total:
+                results = users.map_batches(
+                    ConsolidateUsers,
+                    fn_constructor_kwargs={
+                        "settings_json": settings.model_dump_json(),
+                        "run_id": current.run_id,
+                        "trace_context": current.trace_context,
+                        "hit_window_days": hit_window_days,
+                    },
+                    batch_size=USERS_PER_BATCH,
+                    batch_format="numpy",
+                    compute=ray.data.ActorPoolStrategy(size=min(workers, total)),
+                    num_cpus=1,
+                )
+                for batch in results.iter_batches(batch_size=None, batch_format="numpy"):
+                    rows = list(rows_of(batch))
+                    for row in rows:
+                        totals.add(row)
+                    progress.update(len(rows), changed=totals.changed, evicted=totals.counts["evicted"])
+            progress.close()
+            current.report = totals.report(hit_window_days)
+        return current.report
+    finally:
+        store.dispose()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--hit-window-days", type=int, default=DEFAULT_HIT_WINDOW_DAYS,
+                        help="evictions this recent count toward the eviction hit rate (default: 30)")
+
+
+def run_args(settings: HermesSettings, args: argparse.Namespace, progress_bar: bool) -> dict[str, Any]:
+    return run(settings, args.tenants, parallelism=args.parallelism, hit_window_days=args.hit_window_days,
+               progress_bar=progress_bar)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from jobs.cli import run_module
+
+    return run_module(JOB, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
