@@ -13,6 +13,7 @@ Errors (all ``HermesError``, so callers print them without a traceback):
 
 import os
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Callable
@@ -107,6 +108,8 @@ class LocalStack:
         return f"http://{self.settings.http_host}:{self.settings.http_port}"
 
     def start(self) -> None:
+        # Serve would fail on a taken port too, but only after Milvus and Ray started, inside a RayTaskError.
+        _require_free_port(self.settings.http_host, self.settings.http_port)
         self.paths.home.mkdir(parents=True, exist_ok=True)
         try:
             self._create_schema()
@@ -294,6 +297,15 @@ def is_healthy(base_url: str) -> bool:
         return httpx.get(base_url + HEALTH_PATH, timeout=2).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+def _require_free_port(host: str, port: int) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will: ignore TIME_WAIT
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise StackStartFailed(f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
 def _terminate_group(pid: int, grace_seconds: float) -> None:
