@@ -2,15 +2,20 @@
 by slot with dates, recent summaries, temporary state — inside a hard character budget split about
 35 / 40 / 20 / 5 — plus Hermes-compatible ``USER`` (≤ 1375 chars) and ``MEMORY`` (≤ 2200 chars) blocks.
 
+A user with no profile yet (cold start) may get the tenant's cohort features instead, in the profile's
+share of the budget, under a header saying they are common among the app's users and not known about this
+user; they appear in neither the USER nor the MEMORY block, and are never the user's memory.
+
 The caller stores the rendered snapshot once per session and hands back the stored bytes on every later
 turn, so it stays byte-identical for the session (an LLM prefix cache stays valid).
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from actors.memory import MemoryItem
 from actors.slots import spec
+from actors.store.sql_jobs import CohortFeature
 from schemas import api
 from schemas.enums import Kind, Layer, Polarity
 from schemas.settings import GatePolicy
@@ -56,12 +61,24 @@ def _by_value(items: list[MemoryItem]) -> list[MemoryItem]:
     return sorted(items, key=lambda i: (-(i.importance * i.confidence), i.memory_id))
 
 
+def cohort_lines(cohort: Sequence[CohortFeature]) -> list[str]:
+    """``- music: Jazz (62% of users)``, most widely shared first."""
+    lines = []
+    for feature in cohort:
+        slot_spec = spec(feature.slot)
+        label = slot_spec.label if slot_spec else feature.slot
+        negation = "not " if feature.polarity is Polarity.NEGATIVE else ""
+        lines.append(f"- {label}: {negation}{display_value(feature.value)} ({feature.share:.0%} of users)")
+    return lines
+
+
 def render_session_context(
     active: list[MemoryItem],
     policy: GatePolicy,
     session_id: str,
     now: datetime,
     budget_chars: int | None = None,
+    cohort: Sequence[CohortFeature] = (),
 ) -> api.SessionContext:
     budget = budget_chars or policy.context_budget_chars
     frozen = sorted((i for i in active if i.is_frozen), key=lambda i: (i.slot or "~", i.memory_id))
@@ -81,14 +98,17 @@ def render_session_context(
     sections = {
         "core": fit(core_lines, int(budget * BUDGET_SPLIT["core"])),
         "profile": fit(profile_lines, int(budget * BUDGET_SPLIT["profile"])),
-        "recent": fit(recent_lines, int(budget * BUDGET_SPLIT["recent"])),
-        "state": fit(state_lines, int(budget * BUDGET_SPLIT["state"])),
     }
+    if cohort and not (core_lines or profile_lines):  # cold start: the profile's share goes to the cohort
+        sections["cohort"] = fit(cohort_lines(cohort), int(budget * BUDGET_SPLIT["profile"]))
+    sections["recent"] = fit(recent_lines, int(budget * BUDGET_SPLIT["recent"]))
+    sections["state"] = fit(state_lines, int(budget * BUDGET_SPLIT["state"]))
     headers = {
         "core": "# Core facts",
         "profile": "# Profile",
         "recent": "# Recent",
         "state": "# Current state",
+        "cohort": "# Common among this app's users (cohort-derived: not known about this user)",
     }
     parts = [f"{headers[name]}\n{body}" for name, body in sections.items() if body]
     text = fit("\n\n".join(parts).split("\n"), budget)

@@ -233,15 +233,17 @@ def job_run(store: MemoryStore, job: str, params: dict[str, Any]) -> Iterator[Jo
 class Progress:
     """Counts in the job log every few seconds, and optionally a tqdm bar (the CLI)."""
 
-    def __init__(self, job: str, total: int, bar: bool = False, every_seconds: float = 5.0):
-        self.job, self.total, self.done = job, total, 0
+    def __init__(
+        self, job: str, total: int, bar: bool = False, unit: str = "user", every_seconds: float = 5.0
+    ):
+        self.job, self.total, self.done, self.unit = job, total, 0, unit
         self._every = every_seconds
         self._last = time.monotonic()
         self._bar = None
         if bar:
             from tqdm import tqdm
 
-            self._bar = tqdm(total=total, desc=job, unit="user", dynamic_ncols=True)
+            self._bar = tqdm(total=total, desc=job, unit=unit, dynamic_ncols=True)
 
     def update(self, count: int, **figures: object) -> None:
         self.done += count
@@ -251,7 +253,7 @@ class Progress:
                 self._bar.set_postfix(figures, refresh=False)
         if time.monotonic() - self._last >= self._every or self.done >= self.total:
             self._last = time.monotonic()
-            log.info("%s: %d/%d users %s", self.job, self.done, self.total, figures or "")
+            log.info("%s: %d/%d %ss %s", self.job, self.done, self.total, self.unit, figures or "")
 
     def close(self) -> None:
         if self._bar is not None:

@@ -1,0 +1,184 @@
+"""Reindex (SPEC §8): rebuild each tenant's vector partition from SQL, the source of truth, so that the
+index afterwards holds exactly the tenant's active and archived items, each with its current layer and
+state — repairing any drift (rows lost or deleted by hand, stale layers, strays).
+
+Per tenant:
+
+1. Ray Data reads the items that belong in the index (``read_sql``: id, user, layer, state, version,
+   embedding) and upserts them in parallel batches through the cluster's index actor; an item without a
+   stored embedding (or one of another dimension) is embedded first by the embedder actor;
+2. index rows SQL does not hold are deleted (the index is listed before SQL is read again, so a row a
+   live write indexed during the run is in that SQL read too and never taken for a stray);
+3. items whose row version moved while the job ran (a live write landed after the read) are upserted again
+   from their current row, so the index ends on the newest state;
+4. the two id sets are compared and reported (``agree``).
+
+No user's memory changes, so no lease or actor is involved; live writes keep syncing their own rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+import ray
+from sqlalchemy import select
+
+from actors.memory import MemoryItem
+from actors.service import as_vector
+from actors.services import RemoteEmbedder, RemoteIndex
+from actors.store.sql import MemoryStore
+from actors.store.sql_jobs import INDEXED
+from actors.store.vectors import VectorRow
+from actors.tracing import attached, span
+from jobs.common import Progress, cluster_cpus, job_run, read_sql, resolve_tenants, rows_of
+from schemas.enums import Layer, State
+from schemas.settings import HermesSettings
+from schemas.tables import MemoryItemRow
+
+JOB = "reindex"
+HELP = "rebuild tenants' vector partitions from SQL: afterwards SQL and Milvus agree exactly"
+ROWS_PER_BATCH = 500
+_COLUMNS = ("memory_id", "user_id", "layer", "state", "version", "content", "embedding")
+
+
+def indexed_rows(tenant_id: str):
+    row = MemoryItemRow
+    return (
+        select(*(getattr(row, name) for name in _COLUMNS))
+        .where(row.tenant_id == tenant_id, INDEXED)
+        .order_by(row.memory_id)
+    )
+
+
+class IndexWriter:
+    """Ray Data worker: (embeds where needed and) upserts a batch of a tenant's rows."""
+
+    def __init__(self, settings_json: str, tenant_id: str, trace_context: dict[str, str]):
+        settings = HermesSettings.model_validate_json(settings_json)
+        self.embedder = RemoteEmbedder.connect(settings)
+        self.index = RemoteIndex.connect(settings, self.embedder.dim)
+        self.tenant_id = tenant_id
+        self.trace_context = trace_context
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
+        rows = list(rows_of(batch))
+        with attached(self.trace_context), span("reindex.batch", rows=len(rows)):
+            self.index.upsert(self.tenant_id, vector_rows(rows, self.embedder))
+        return {"memory_id": [r["memory_id"] for r in rows], "version": [r["version"] for r in rows]}
+
+
+def vector_rows(rows: list[dict[str, Any]], embedder: Any) -> list[VectorRow]:
+    """Index rows from SQL rows (dicts with ``_COLUMNS``); missing or mis-sized vectors are re-embedded."""
+    vectors = [as_vector(r["embedding"]) for r in rows]
+    stale = [n for n, v in enumerate(vectors) if v is None or v.shape[0] != embedder.dim]
+    if stale:
+        fresh = np.asarray(embedder.embed_passages([rows[n]["content"] for n in stale]), dtype=np.float32)
+        for n, vector in zip(stale, fresh, strict=True):
+            vectors[n] = vector
+    return [
+        VectorRow(r["memory_id"], r["user_id"], Layer(r["layer"]), State(r["state"]), v)
+        for r, v in zip(rows, vectors, strict=True)
+    ]
+
+
+def _record(item: MemoryItem) -> dict[str, Any]:
+    return {name: getattr(item, name) for name in _COLUMNS}
+
+
+def reindex_tenant(
+    settings: HermesSettings, store: MemoryStore, tenant_id: str, trace_context: dict[str, str],
+    workers: int, progress: Progress,
+) -> dict[str, Any]:
+    embedder = RemoteEmbedder.connect(settings)
+    index = RemoteIndex.connect(settings, embedder.dim)
+    index.ensure_tenant(tenant_id)
+    rows = read_sql(settings, indexed_rows(tenant_id)).materialize()
+    written: dict[str, int] = {}
+    if rows.count():
+        results = rows.map_batches(
+            IndexWriter,
+            fn_constructor_kwargs={
+                "settings_json": settings.model_dump_json(),
+                "tenant_id": tenant_id,
+                "trace_context": trace_context,
+            },
+            batch_size=ROWS_PER_BATCH,
+            batch_format="numpy",
+            compute=ray.data.ActorPoolStrategy(size=workers),
+            num_cpus=1,
+        )
+        for batch in results.iter_batches(batch_size=None, batch_format="numpy"):
+            written.update(zip(batch["memory_id"].tolist(), batch["version"].tolist(), strict=True))
+            progress.update(len(batch["memory_id"]))
+    with span("reindex.prune", tenant_id=tenant_id):
+        # index first, SQL second: a live write commits before it upserts, so any row it indexed by now is
+        # in this SQL read too, and is never taken for a stray
+        indexed = index.ids(tenant_id)
+        current = store.indexed_versions(tenant_id)
+        strays = sorted(indexed - set(current))
+        if strays:
+            index.delete(tenant_id, strays)
+    with span("reindex.catch_up", tenant_id=tenant_id):
+        moved = [memory_id for memory_id, version in current.items() if written.get(memory_id) != version]
+        caught_up = store.items_by_id(tenant_id, moved)
+        if caught_up:
+            index.upsert(tenant_id, vector_rows([_record(i) for i in caught_up], embedder))
+    indexed = index.ids(tenant_id)
+    expected = set(store.indexed_versions(tenant_id))
+    return {
+        "rows": len(written),
+        "strays_deleted": len(strays),
+        "caught_up": len(caught_up),
+        "missing_after": len(expected - indexed),
+        "strays_after": len(indexed - expected),
+        "agree": indexed == expected,
+    }
+
+
+def run(
+    settings: HermesSettings,
+    tenants: list[str] | None = None,
+    *,
+    parallelism: int | None = None,
+    progress_bar: bool = False,
+) -> dict[str, Any]:
+    store = MemoryStore.from_settings(settings)
+    try:
+        tenants = resolve_tenants(store, tenants)
+        workers = parallelism or cluster_cpus()
+        with job_run(store, JOB, {"tenants": tenants, "parallelism": workers}) as current:
+            total = sum(len(store.indexed_versions(t)) for t in tenants)
+            progress = Progress(JOB, total, bar=progress_bar, unit="row")
+            per_tenant = {
+                tenant: reindex_tenant(settings, store, tenant, current.trace_context, workers, progress)
+                for tenant in tenants
+            }
+            progress.close()
+            current.report = {
+                "tenants": per_tenant,
+                "rows": sum(t["rows"] for t in per_tenant.values()),
+                "agree": all(t["agree"] for t in per_tenant.values()),
+            }
+        return current.report
+    finally:
+        store.dispose()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Only the common ``--tenant`` / ``--parallelism``."""
+
+
+def run_args(settings: HermesSettings, args: argparse.Namespace, progress_bar: bool) -> dict[str, Any]:
+    return run(settings, args.tenants, parallelism=args.parallelism, progress_bar=progress_bar)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from jobs.cli import run_module
+
+    return run_module(JOB, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

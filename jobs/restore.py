@@ -1,0 +1,245 @@
+"""Archive restore (SPEC §8): bring archived items back to long-term for the users and topics that became
+relevant again — respecting long-term capacity (an item is restored only into free room, never by evicting
+another) and the tenant's retention window (items archived longer ago stay archived).
+
+Which archived items are candidates, per user:
+
+* ``--slot S`` (repeatable): items of those profile slots (topics);
+* ``--query TEXT``: items whose embedding is similar to the query's (cosine ≥ ``--min-query-similarity``),
+  most similar first; with ``--slot`` too, both must hold;
+* neither: **relevance to recent activity** — items sharing a slot with, or similar (cosine ≥
+  ``--min-similarity``) to, what the user stated or recalled in the last ``--recent-days`` days.
+
+At most ``--limit`` items per user, best first (most similar, then most recently archived). Each user's
+restore runs through their live actor or under their lease (``jobs.common.UserRunner``), audited as
+``job:restore``; the restored items' index rows move back to the long-term layer.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import numpy as np
+import ray
+
+from actors.errors import HermesError
+from actors.memory import MemoryItem, utcnow
+from actors.service import as_vector
+from actors.services import RemoteEmbedder
+from actors.store.sql import MemoryStore
+from actors.tracing import attached, span
+from jobs.common import (
+    USERS_PER_BATCH,
+    Progress,
+    UserRunner,
+    cluster_cpus,
+    job_run,
+    read_sql,
+    resolve_tenants,
+    rows_of,
+    users_with_items,
+)
+from schemas.settings import HermesSettings
+
+JOB = "restore"
+HELP = "bring archived items back to long-term: by topic (--slot), by --query, or by recent activity"
+#: archived items looked at per user (most recently archived first)
+MAX_ARCHIVED_PER_USER = 2000
+REASON = "relevant again (restore job)"
+
+
+@dataclass
+class RestorePlan:
+    slots: list[str] = field(default_factory=list)
+    query_vector: list[float] | None = None
+    recent_days: int = 7
+    min_similarity: float = 0.87
+    min_query_similarity: float = 0.82
+    limit: int = 20
+
+    def candidates(self, archived: list[MemoryItem], recent: list[MemoryItem]) -> list[str]:
+        """Ids of the archived items to restore, best first."""
+        scored: list[tuple[float, float, str]] = []
+        recent_slots = {i.slot for i in recent if i.slot}
+        recent_vectors = _matrix(recent)
+        query = None if self.query_vector is None else np.asarray(self.query_vector, dtype=np.float32)
+        for item in archived:
+            vector = as_vector(item.embedding)
+            if self.slots and item.slot not in self.slots:
+                continue
+            if query is not None:
+                similarity = float(vector @ query) if vector is not None else 0.0
+                if similarity < self.min_query_similarity:
+                    continue
+            elif self.slots:
+                similarity = 1.0
+            else:
+                similarity = _best(recent_vectors, vector)
+                if item.slot not in recent_slots and similarity < self.min_similarity:
+                    continue
+            archived_at = item.archived_at.timestamp() if item.archived_at else 0.0
+            scored.append((similarity, archived_at, item.memory_id))
+        scored.sort(reverse=True)
+        return [memory_id for _, _, memory_id in scored[: self.limit]]
+
+
+def _matrix(items: list[MemoryItem]) -> np.ndarray | None:
+    vectors = [as_vector(i.embedding) for i in items if i.embedding is not None]
+    return np.vstack(vectors) if vectors else None
+
+
+def _best(matrix: np.ndarray | None, vector: np.ndarray | None) -> float:
+    if matrix is None or vector is None or matrix.shape[1] != vector.shape[0]:
+        return 0.0
+    return float((matrix @ vector).max())
+
+
+class RestoreUsers:
+    """Ray Data worker: picks each user's candidates and restores them through the user's runner."""
+
+    def __init__(self, settings_json: str, run_id: str, trace_context: dict[str, str], plan: dict[str, Any]):
+        self.runner = UserRunner(HermesSettings.model_validate_json(settings_json), holder=run_id)
+        self.trace_context = trace_context
+        self.plan = RestorePlan(**plan)
+        self._retention: dict[str, int] = {}
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
+        out: dict[str, list] = defaultdict(list)
+        rows = list(rows_of(batch))
+        with attached(self.trace_context), span("restore.batch", users=len(rows)):
+            for row in rows:
+                for key, value in {**row, **self._one(row["tenant_id"], row["user_id"])}.items():
+                    out[key].append(value)
+        return dict(out)
+
+    def _one(self, tenant_id: str, user_id: str) -> dict[str, Any]:
+        store = self.runner.store
+        now = utcnow()
+        horizon = now - timedelta(days=self._retention_days(tenant_id))
+        archived = [
+            i
+            for i in store.find_archived(tenant_id, user_id, limit=MAX_ARCHIVED_PER_USER)
+            if i.archived_at is None or i.archived_at >= horizon
+        ]
+        since = now - timedelta(days=self.plan.recent_days)
+        recent = [i for i in store.load_active(tenant_id, user_id) if i.last_accessed_at >= since]
+        chosen = self.plan.candidates(archived, recent)
+        if not chosen:
+            return {"candidates": 0, "restored": 0, "skipped": 0, "route": "none"}
+        try:
+            outcome = self.runner.run(tenant_id, user_id, "restore_archived", chosen, REASON)
+        except HermesError:
+            return {"candidates": len(chosen), "restored": 0, "skipped": len(chosen), "route": "failed"}
+        result = outcome.result
+        return {
+            "candidates": len(chosen),
+            "restored": len(result["restored"]),
+            "skipped": len(result["skipped"]),
+            "route": outcome.route,
+        }
+
+    def _retention_days(self, tenant_id: str) -> int:
+        if tenant_id not in self._retention:
+            self._retention[tenant_id] = self.runner.store.tenant_policy(tenant_id).archive_retention_days
+        return self._retention[tenant_id]
+
+
+def run(
+    settings: HermesSettings,
+    tenants: list[str] | None = None,
+    *,
+    users: list[str] | None = None,
+    plan: RestorePlan | None = None,
+    query: str | None = None,
+    parallelism: int | None = None,
+    progress_bar: bool = False,
+) -> dict[str, Any]:
+    plan = plan or RestorePlan()
+    store = MemoryStore.from_settings(settings)
+    try:
+        tenants = resolve_tenants(store, tenants)
+        if query:
+            plan.query_vector = RemoteEmbedder.connect(settings).embed_queries([query])[0].tolist()
+        workers = parallelism or cluster_cpus()
+        params = {"tenants": tenants, "users": users, "query": query, "parallelism": workers,
+                  **{k: v for k, v in asdict(plan).items() if k != "query_vector"}}
+        with job_run(store, JOB, params) as current:
+            holders = read_sql(settings, users_with_items(tenants, archived=True)) if tenants else None
+            if holders is not None and users:
+                wanted = set(users)
+                holders = holders.filter(lambda row: row["user_id"] in wanted)
+            holders = holders.materialize() if holders is not None else None
+            progress = Progress(JOB, holders.count() if holders is not None else 0, bar=progress_bar)
+            totals: dict[str, int] = defaultdict(int)
+            if holders is not None and progress.total:
+                results = holders.map_batches(
+                    RestoreUsers,
+                    fn_constructor_kwargs={
+                        "settings_json": settings.model_dump_json(),
+                        "run_id": current.run_id,
+                        "trace_context": current.trace_context,
+                        "plan": asdict(plan),
+                    },
+                    batch_size=USERS_PER_BATCH,
+                    batch_format="numpy",
+                    compute=ray.data.ActorPoolStrategy(size=min(workers, progress.total)),
+                    num_cpus=1,
+                )
+                for batch in results.iter_batches(batch_size=None, batch_format="numpy"):
+                    rows = list(rows_of(batch))
+                    for row in rows:
+                        for key in ("candidates", "restored", "skipped"):
+                            totals[key] += row[key]
+                        totals[f"via_{row['route']}"] += 1
+                    progress.update(len(rows), restored=totals["restored"])
+            progress.close()
+            current.report = {
+                "users": progress.total,
+                "candidates": totals["candidates"],
+                "restored": totals["restored"],
+                "skipped": totals["skipped"],
+                "via_lease": totals["via_lease"],
+                "via_actor": totals["via_actor"],
+                "failed": totals["via_failed"],
+            }
+        return current.report
+    finally:
+        store.dispose()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--user", action="append", dest="users", metavar="USER",
+                        help="only this user (repeatable)")
+    parser.add_argument("--slot", action="append", dest="slots", default=[], metavar="SLOT",
+                        help="restore items of this profile slot (repeatable), e.g. preference.music")
+    parser.add_argument("--query", help="restore items similar to this text")
+    defaults = RestorePlan()
+    parser.add_argument("--recent-days", type=int, default=defaults.recent_days,
+                        help="without --slot/--query: relevance to the user's activity in these days "
+                        "(default: %(default)s)")
+    parser.add_argument("--min-similarity", type=float, default=defaults.min_similarity,
+                        help="cosine to a recent item that counts as relevant (default: %(default)s)")
+    parser.add_argument("--min-query-similarity", type=float, default=defaults.min_query_similarity,
+                        help="cosine to --query that counts as relevant (default: %(default)s)")
+    parser.add_argument("--limit", type=int, default=defaults.limit, help="at most this many items per user")
+
+
+def run_args(settings: HermesSettings, args: argparse.Namespace, progress_bar: bool) -> dict[str, Any]:
+    plan = RestorePlan(slots=args.slots, recent_days=args.recent_days, min_similarity=args.min_similarity,
+                       min_query_similarity=args.min_query_similarity, limit=args.limit)
+    return run(settings, args.tenants, users=args.users, plan=plan, query=args.query,
+               parallelism=args.parallelism, progress_bar=progress_bar)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from jobs.cli import run_module
+
+    return run_module(JOB, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
