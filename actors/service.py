@@ -15,11 +15,12 @@ import numpy as np
 
 from actors.context import render_session_context
 from actors.embedding import Embedder
-from actors.errors import ConcurrentUpdate, GateRejected, HermesError
+from actors.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput
 from actors.extraction import Extractor, RuleExtractor, Turn
 from actors.gate import GateEngine, Outcome
 from actors.memory import Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.recall import RecallEngine
+from actors.redaction import Neutralized, neutralize_injection, redact
 from actors.service_maintenance import ServiceMaintenance
 from actors.store.sql import MemoryStore
 from actors.store.vectors import VectorIndex, VectorRow
@@ -29,6 +30,12 @@ from schemas.enums import AlertStatus, Layer, State
 from schemas.settings import GatePolicy
 
 log = logging.getLogger(__name__)
+
+
+def cleaned_text(text: str) -> Neutralized:
+    """Caller-written text as it may be stored: secrets and identifiers redacted, invisible characters
+    dropped, instruction-like spans flagged (the extractor does the same for conversation turns)."""
+    return neutralize_injection(redact(text).text)
 
 
 def as_vector(blob: bytes | None) -> np.ndarray | None:
@@ -94,10 +101,9 @@ class UserMemoryService(ServiceMaintenance):
         done = self._already_applied(request_id)
         if done is not None:
             return done
-        from actors.redaction import neutralize_injection, redact
-
-        cleaned = neutralize_injection(redact(req.content).text)
-        if cleaned.flagged:
+        cleaned = cleaned_text(req.content)
+        value = None if req.value is None else cleaned_text(req.value)
+        if cleaned.flagged or (value is not None and value.flagged):
             return self._result([], 1, [])
         cand = Candidate(
             content=cleaned.text,
@@ -106,7 +112,7 @@ class UserMemoryService(ServiceMaintenance):
             dialog_ids=list(req.dialog_ids),
             polarity=req.polarity,
             slot=req.slot,
-            value=req.value,
+            value=None if value is None else value.text,
             importance=req.importance,
             confidence=req.confidence,
             source=req.source,
@@ -285,6 +291,11 @@ class UserMemoryService(ServiceMaintenance):
         return self._control(memory_id, lambda: self.engine.freeze(memory_id, reason=req.reason, actor=actor))
 
     def unfreeze(self, memory_id: str, req: api.UnfreezeRequest, actor: str = "user") -> api.MemoryOut:
+        # a correction is content like any other: secrets redacted, instructions to a model refused
+        changed = [None if text is None else cleaned_text(text) for text in (req.new_content, req.new_value)]
+        if any(text is not None and text.flagged for text in changed):
+            raise InvalidInput("the correction reads as an instruction to a model; refused")
+        new_content, new_value = (None if text is None else text.text for text in changed)
         return self._control(
             memory_id,
             lambda: self.engine.unfreeze(
@@ -292,8 +303,8 @@ class UserMemoryService(ServiceMaintenance):
                 reason=req.reason,
                 dialog_id=req.dialog_id,
                 actor=actor,
-                new_content=req.new_content,
-                new_value=req.new_value,
+                new_content=new_content,
+                new_value=new_value,
             ),
         )
 
