@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from actors.errors import ConcurrentUpdate, InvalidInput, NotFound
 from actors.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcnow
 from actors.store.sql_commit import apply_changes, scope_of
-from actors.store.sql_engine import WRITE_OPTION, build_engine, translated_errors
+from actors.store.sql_engine import WRITE_OPTION, build_engine, scrub_sqlite_log, translated_errors
 from actors.store.sql_forget import erase_user_rows, forget_item_rows
 from actors.store.sql_jobs import JobRecords
 from actors.store.sql_mapping import alert_from_row, event_from_row, item_from_record
@@ -387,8 +387,15 @@ class MemoryStore(JobRecords):
     def erase_user(self, tenant_id: str, user_id: str, *, reason: str) -> int:
         """Remove everything stored about the user, leaving one tombstone; returns how many items went."""
         with self._writing("erase_user") as session:
-            return erase_user_rows(session, tenant_id, user_id, reason=reason, at=utcnow())
+            removed = erase_user_rows(session, tenant_id, user_id, reason=reason, at=utcnow())
+        self._scrub()
+        return removed
 
     def forget_item(self, tenant_id: str, user_id: str, memory_id: str, *, reason: str, actor: str) -> None:
         with self._writing("forget_item") as session:
             forget_item_rows(session, tenant_id, user_id, memory_id, reason=reason, actor=actor, at=utcnow())
+        self._scrub()
+
+    def _scrub(self) -> None:
+        with translated_errors("scrub"):
+            scrub_sqlite_log(self._engine)

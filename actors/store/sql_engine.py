@@ -79,6 +79,8 @@ def _configure_sqlite(engine: Engine, *, wal: bool) -> None:
                 cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
             cursor.execute("PRAGMA foreign_keys=ON")
+            # forgotten content must not linger in free space of the file (SPEC §9: erasure)
+            cursor.execute("PRAGMA secure_delete=ON")
         finally:
             cursor.close()
 
@@ -86,6 +88,16 @@ def _configure_sqlite(engine: Engine, *, wal: bool) -> None:
     def _on_begin(connection: Connection) -> None:
         writes = connection.get_execution_options().get(WRITE_OPTION, False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+
+
+def scrub_sqlite_log(engine: Engine) -> None:
+    """Copy every page into the database file and empty the write-ahead log: older page versions in the
+    WAL still hold what was just deleted. Best effort: a reader still on an old snapshot keeps its frames
+    until the next scrub or the last connection's close, which checkpoints too."""
+    if engine.dialect.name != "sqlite":
+        return
+    with engine.connect() as connection:
+        connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def _sqlstate(error: sa_exc.DBAPIError) -> str | None:
