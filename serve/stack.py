@@ -28,6 +28,7 @@ from schemas.settings import HermesSettings
 APP_NAME = "hermes"
 DEMO_TENANT = "demo"
 HEALTH_PATH = "/healthz"
+TRACING_HOOK = "serve.telemetry:ray_startup_hook"
 
 
 class StackError(HermesError):
@@ -176,6 +177,9 @@ class LocalStack:
     def _start_ray(self) -> None:
         import ray
 
+        from serve import telemetry
+
+        _export_source_root()
         if self.settings.ray_address:
             ray.init(address=self.settings.ray_address, namespace=self.settings.namespace)
         else:
@@ -185,15 +189,22 @@ class LocalStack:
                 num_cpus=os.cpu_count(),
                 include_dashboard=False,
                 namespace=self.settings.namespace,
+                # Every worker then sets up the OTel SDK from the OTEL_* variables it inherits from us.
+                **({"_tracing_startup_hook": TRACING_HOOK} if telemetry.tracing_requested() else {}),
             )
         self._ray_started = True
 
     def _start_serve(self) -> None:
         from ray import serve
 
+        from serve import telemetry
         from serve.app import build_app
 
-        serve.start(http_options={"host": self.settings.http_host, "port": self.settings.http_port})
+        http = {"host": self.settings.http_host, "port": self.settings.http_port}
+        if telemetry.tracing_requested():
+            serve.start(http_options=http, tracing_config=telemetry.serve_tracing_config())
+        else:
+            serve.start(http_options=http)
         self._serve_started = True
         serve.run(build_app(self.settings), name=APP_NAME, route_prefix="/")
 
@@ -297,6 +308,15 @@ def is_healthy(base_url: str) -> bool:
         return httpx.get(base_url + HEALTH_PATH, timeout=2).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+def _export_source_root() -> None:
+    """Put this checkout on the PYTHONPATH that Ray workers inherit: they import the tracing hook before
+    applying the driver's sys.path, so an uninstalled checkout would otherwise be invisible to them."""
+    root = str(Path(__file__).resolve().parents[1])
+    paths = [path for path in os.environ.get("PYTHONPATH", "").split(os.pathsep) if path]
+    if root not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
 
 
 def _require_free_port(host: str, port: int) -> None:
