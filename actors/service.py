@@ -19,6 +19,7 @@ from actors.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidIn
 from actors.extraction import Extractor, RuleExtractor, Turn
 from actors.gate import GateEngine, Outcome
 from actors.memory import Candidate, GateChanges, MemoryItem, content_hash, utcnow
+from actors.profile import ProfileBuilder
 from actors.recall import RecallEngine
 from actors.redaction import Neutralized, neutralize_injection, redact
 from actors.service_maintenance import ServiceMaintenance
@@ -260,6 +261,13 @@ class UserMemoryService(ServiceMaintenance):
         else:
             text = stored
         return api.SessionContext.model_validate_json(text)
+
+    def profile(self) -> api.UserProfile:
+        """The USER profile: slot conclusions with confidence, backing ids and history; relations; state."""
+        with span("profile.build"):
+            history = self.store.slot_history(self.tenant_id, self.user_id)
+            builder = ProfileBuilder(self.policy, self.clock())
+            return builder.build(self.user_id, self.engine.active(), history)
 
     # ------------------------------------------------------------------ inspection and explicit control
 

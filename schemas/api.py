@@ -268,9 +268,24 @@ class SlotConclusion(BaseModel):
 
     value: str
     polarity: Polarity
+    #: support from the backing memories (noisy-OR over the sessions that stated it), lowered by each
+    #: contradicting claim
     confidence: float
+    #: the backing memory ids, oldest first
     memory_ids: list[str]
+    #: when the value was last stated (for history: when it stopped being current)
     updated_at: datetime
+    #: ranking weight among a slot's values: confidence × recency × negative priority (×1.2 for 14 days)
+    weight: float = 0.0
+    state: State | None = None
+    frozen: bool = False
+    #: distinct sessions that stated the value
+    sessions: int = 0
+    first_stated_at: datetime | None = None
+    #: memory ids of active claims that contradict this value (flagged, not resolved)
+    contested_by: list[str] = Field(default_factory=list)
+    #: history only: the memory that replaced this value
+    superseded_by: str | None = None
 
 
 class ProfileSlot(BaseModel):
@@ -279,14 +294,40 @@ class ProfileSlot(BaseModel):
     single_valued: bool
     #: the slot's confidence: one conflicting memory lowers it, it does not flip the conclusion
     confidence: float
+    #: heaviest first; a single-valued slot has exactly one
     conclusions: list[SlotConclusion]
     #: superseded values, kept as history
     history: list[SlotConclusion] = Field(default_factory=list)
+    #: basic | preference | style | relation | task
+    group: str = ""
+
+
+class RelationEdge(BaseModel):
+    """``user –colleague→ Bob``, ``Atlas –deadline→ next Friday``: entities the memories link."""
+
+    source: str
+    label: str
+    target: str
+    memory_ids: list[str]
+
+
+class StateOut(BaseModel):
+    """A temporary state (mood, current focus): working memory only, never a profile conclusion."""
+
+    slot: str
+    value: str | None
+    content: str
+    memory_id: str
+    stated_at: datetime
 
 
 class UserProfile(BaseModel):
     user_id: str
     slots: list[ProfileSlot]
+    relations: list[RelationEdge] = Field(default_factory=list)
+    #: the current temporary state, newest per ``state.*`` slot
+    state: list[StateOut] = Field(default_factory=list)
+    generated_at: datetime | None = None
 
 
 class TenantCreated(BaseModel):

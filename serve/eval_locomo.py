@@ -138,7 +138,8 @@ def ranked_dia_ids(response: api.RecallResponse) -> list[str]:
 
 @contextmanager
 def memory_backend(workdir: Path, settings: HermesSettings) -> Iterator[tuple[MemoryStore, MilvusIndex]]:
-    """A fresh SQLite store and a Milvus collection of its own, on our milvus-lite server or the configured one."""
+    """A fresh SQLite store and a Milvus collection of its own (on our milvus-lite server, or the configured
+    Milvus)."""
     from serve.stack import uses_external_milvus
 
     server = None

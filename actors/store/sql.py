@@ -26,7 +26,7 @@ from actors.store.sql_forget import erase_user_rows, forget_item_rows
 from actors.store.sql_jobs import JobRecords
 from actors.store.sql_mapping import alert_from_row, event_from_row, item_from_record
 from actors.store.sql_tenants import TenantLimits, hash_api_key, key_matches, new_api_key, tenant_named_by
-from schemas.enums import ACTIVE_STATES, AlertStatus, Layer, State
+from schemas.enums import ACTIVE_STATES, HISTORY_STATES, AlertStatus, Layer, State
 from schemas.ids import check_tenant_id
 from schemas.settings import GatePolicy, HermesSettings
 from schemas.tables import (
@@ -257,6 +257,16 @@ class MemoryStore(JobRecords):
             query = query.where(MemoryItemRow.slot == slot)
         query = query.order_by(MemoryItemRow.archived_at.desc().nulls_last(), MemoryItemRow.memory_id)
         return self._items("find_archived", query.limit(limit))
+
+    def slot_history(self, tenant_id: str, user_id: str, limit: int = 2000) -> list[MemoryItem]:
+        """Superseded and expired items that held a slot value, newest first: the profile's history."""
+        query = select(_ITEMS).where(
+            *_user_scope(tenant_id, user_id),
+            MemoryItemRow.state.in_(HISTORY_STATES),
+            MemoryItemRow.slot.is_not(None),
+        )
+        query = query.order_by(MemoryItemRow.updated_at.desc(), MemoryItemRow.memory_id)
+        return self._items("slot_history", query.limit(limit))
 
     def archived_ids(self, tenant_id: str, user_id: str) -> list[str]:
         """Ids of the user's archived items: they stay in the vector index for the archive route."""
