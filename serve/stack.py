@@ -1,8 +1,6 @@
 """The local stack: SQL schema, a milvus-lite server, a local Ray and Ray Serve, started in that order and
 stopped in reverse, plus the pid-file bookkeeping that lets ``hermes-memory down`` stop a detached ``up``.
-
-Everything heavy (ray, pymilvus, the app, the SQL store) is imported inside the methods that need it, so the
-CLI answers ``version`` or ``--help`` instantly and this module imports on a machine without the stack.
+Heavy imports (ray, pymilvus, the app, the store) happen inside the methods that need them.
 
 Errors (all ``HermesError``, so callers print them without a traceback):
 
@@ -141,12 +139,9 @@ class LocalStack:
             _best_effort(store.dispose)
 
     def ensure_demo_tenant(self) -> str | None:
-        """Give the ``demo`` tenant a key in ``demo.key`` (mode 600); returns the key when it is new.
-
-        Keys are stored hashed, so a tenant whose key file is missing or stale (say the SQL database was
-        replaced) gets a rotated key rather than an unusable one. The file is written before the key is
-        returned, so it never exists only on a screen.
-        """
+        """Give the ``demo`` tenant a key in ``demo.key`` (mode 600, written before anything prints it);
+        returns the key when it is new. Keys are stored hashed, so a missing or stale key file (say the SQL
+        database was replaced) means a rotated key rather than an unusable one."""
         store = self._store
         known = self.paths.demo_key_file.read_text().strip() if self.paths.demo_key_file.exists() else ""
         if known and store.authenticate(known) == DEMO_TENANT:
@@ -212,13 +207,13 @@ class LocalStack:
 def serve_until_signalled(stack: LocalStack, on_ready: Callable[[], None]) -> None:
     """Start the stack, run ``on_ready``, block until SIGINT/SIGTERM, then stop everything.
 
-    The pid file is written first, so ``down`` can stop a stack that is still starting. A signal during
-    start-up raises (KeyboardInterrupt, or SystemExit from the SIGTERM handler ``ray.init`` installs) and
-    ``start`` unwinds what it began; once running, a signal only ends the wait, so shutdown is never cut
-    short. The running handler just appends to a list: it may fire again while it runs (Ctrl-C twice, or
-    ``timeout`` forwarding the group's signal), and anything taking a lock there (``Event.set``) deadlocks.
+    The pid file comes first, so ``down`` can stop a stack still starting. A signal during start-up raises
+    (KeyboardInterrupt, or SystemExit from the SIGTERM handler ``ray.init`` installs) and ``start`` unwinds;
+    once running, a signal only ends the wait. That handler just appends to a list: it can re-enter itself
+    (Ctrl-C twice, ``timeout`` forwarding the group's signal), and taking a lock there (``Event.set``) hangs.
     """
-    _write_pid(stack.paths.pid_file)
+    stack.paths.home.mkdir(parents=True, exist_ok=True)
+    stack.paths.pid_file.write_text(f"{os.getpid()}\n")
     try:
         signal.signal(signal.SIGTERM, _exit_on_signal)
         stack.start()
@@ -338,8 +333,7 @@ def _terminate_group(pid: int, grace_seconds: float) -> None:
         if not _is_alive(pid):
             return
         time.sleep(0.2)
-    # Only a detached ``up`` leads its own process group; never signal a group we do not own.
-    try:
+    try:  # only a detached ``up`` leads its own process group; never signal a group we do not own
         if os.getpgid(pid) == pid:
             os.killpg(pid, signal.SIGKILL)
         else:
@@ -356,17 +350,10 @@ def _is_alive(pid: int) -> bool:
     except PermissionError:
         return True
     # An orphan nobody has reaped yet (containers often lack a reaping init) is a zombie: dead for us.
-    return "zombie" not in _proc_state(pid)
-
-
-def _proc_state(pid: int) -> str:
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("State:"):
-                return line.lower()
-    except OSError:
-        pass
-    return ""
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True  # no /proc (not Linux): the signal check is all there is
 
 
 def _is_stack_process(pid: int) -> bool:
@@ -397,11 +384,6 @@ def _write_private(path: Path, text: str) -> None:
     os.chmod(path, 0o600)  # O_CREAT's mode is ignored when the file already existed
 
 
-def _write_pid(path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"{os.getpid()}\n")
-
-
 def _remove_own_pid(path: Path) -> None:
     try:
         if int(path.read_text().strip()) == os.getpid():
@@ -415,7 +397,4 @@ def _best_effort(step: Callable[[], object]) -> None:
     try:
         step()
     except Exception as exc:  # noqa: BLE001 - any failure here must not stop the remaining steps
-        print(
-            f"hermes-memory: {getattr(step, '__qualname__', step)} failed during shutdown: {exc!r}",
-            flush=True,
-        )
+        print(f"hermes-memory: shutdown step {step!r} failed: {exc!r}", flush=True)
