@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import ray
-from sqlalchemy import Select, create_engine, func, select
+from sqlalchemy import Select, case, create_engine, func, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
@@ -111,20 +111,16 @@ def read_sql(settings: HermesSettings, statement: Select[Any]) -> ray.data.Datas
     return ray.data.read_sql(str(compiled), partial(_dbapi_connection, url), sql_params=params)
 
 
-def users_with_items(tenants: list[str], *, archived: bool = False) -> Select[Any]:
-    """(tenant_id, user_id, items) of users with active items — or, with ``archived``, archived ones."""
+def users_with_items(tenants: list[str], holding: str = "any") -> Select[Any]:
+    """(tenant_id, user_id, items) of the tenants' users that hold any stored item, or only those with
+    ``"archived"`` items; ``items`` counts each user's active items."""
     row = MemoryItemRow
-    holding = (
-        row.layer == Layer.ARCHIVE
-        if archived
-        else row.state.in_(sorted(ACTIVE_STATES)) & (row.layer != Layer.ARCHIVE)
-    )
-    return (
-        select(row.tenant_id, row.user_id, func.count().label("items"))
-        .where(row.tenant_id.in_(tenants), holding)
-        .group_by(row.tenant_id, row.user_id)
-        .order_by(row.tenant_id, row.user_id)
-    )
+    active = row.state.in_(sorted(ACTIVE_STATES)) & (row.layer != Layer.ARCHIVE)
+    query = select(row.tenant_id, row.user_id, func.sum(case((active, 1), else_=0)).label("items"))
+    query = query.where(row.tenant_id.in_(tenants))
+    if holding == "archived":
+        query = query.where(row.layer == Layer.ARCHIVE)
+    return query.group_by(row.tenant_id, row.user_id).order_by(row.tenant_id, row.user_id)
 
 
 def rows_of(batch: dict[str, Any]) -> Iterator[dict[str, Any]]:

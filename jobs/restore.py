@@ -168,7 +168,7 @@ def run(
         params = {"tenants": tenants, "users": users, "query": query, "parallelism": workers,
                   **{k: v for k, v in asdict(plan).items() if k != "query_vector"}}
         with job_run(store, JOB, params) as current:
-            holders = read_sql(settings, users_with_items(tenants, archived=True)) if tenants else None
+            holders = read_sql(settings, users_with_items(tenants, holding="archived")) if tenants else None
             if holders is not None and users:
                 wanted = set(users)
                 holders = holders.filter(lambda row: row["user_id"] in wanted)
