@@ -24,6 +24,7 @@ from actors.recall import RecallEngine
 from actors.redaction import Neutralized, neutralize_injection, redact
 from actors.service_maintenance import ServiceMaintenance
 from actors.store.sql import MemoryStore
+from actors.store.sql_jobs import CohortFeature
 from actors.store.vectors import VectorIndex, VectorRow
 from actors.tracing import span
 from schemas import api
@@ -253,7 +254,12 @@ class UserMemoryService(ServiceMaintenance):
         stored = self.store.session_snapshot(self.tenant_id, self.user_id, req.session_id)
         if stored is None:
             context = render_session_context(
-                self.engine.active(), self.policy, req.session_id, self.clock(), budget_chars=req.budget_chars
+                self.engine.active(),
+                self.policy,
+                req.session_id,
+                self.clock(),
+                budget_chars=req.budget_chars,
+                cohort=self._cohort_seed(),
             )
             text = self.store.save_session_snapshot(
                 self.tenant_id, self.user_id, req.session_id, context.model_dump_json()
@@ -261,6 +267,12 @@ class UserMemoryService(ServiceMaintenance):
         else:
             text = stored
         return api.SessionContext.model_validate_json(text)
+
+    def _cohort_seed(self) -> list[CohortFeature]:
+        """The tenant's cohort features (``jobs.group_profiles``) for a user without a profile yet."""
+        if self.engine.count(Layer.LONGTERM) or self.engine.count(Layer.CORE):
+            return []
+        return self.store.cohort_features(self.tenant_id)
 
     def profile(self) -> api.UserProfile:
         """The USER profile: slot conclusions with confidence, backing ids and history; relations; state."""
