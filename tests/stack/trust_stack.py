@@ -267,3 +267,33 @@ def converge(settings: HermesSettings, tenant_id: str, users: list[str]) -> int:
         return sum(repaired)
 
     return asyncio.run(run())
+
+
+def sql_traces(url: str, needles: list[str]) -> list[str]:
+    """Every (table, needle) where a needle appears in any column of any row, across every table (rows are
+    matched as their tuple repr, so ``"'t1', 'alice'"`` finds rows scoped to tenant t1 and user alice)."""
+    from sqlalchemy import create_engine, select
+
+    from schemas.tables import Base
+
+    engine = create_engine(url)
+    found = []
+    try:
+        with engine.connect() as connection:
+            for table in Base.metadata.sorted_tables:
+                for row in connection.execute(select(table)):
+                    text = repr(tuple(row))
+                    found += [f"{table.name}: {needle}" for needle in needles if needle in text]
+    finally:
+        engine.dispose()
+    return found
+
+
+def file_traces(paths: list, needles: list[str]) -> list[str]:
+    """Needles present in the raw bytes of these files (a database and its write-ahead log)."""
+    found = []
+    for path in paths:
+        if path.exists():
+            data = path.read_bytes()
+            found += [f"{path.name}: {needle}" for needle in needles if needle.encode() in data]
+    return found
