@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -59,6 +60,11 @@ class StackPaths:
     @property
     def pid_file(self) -> Path:
         return self.home / "stack.pid"
+
+    @property
+    def ray_address_file(self) -> Path:
+        """The local Ray's address while the stack runs: how ``hermes-memory jobs`` finds the cluster."""
+        return self.home / "ray.address"
 
     @property
     def ready_file(self) -> Path:
@@ -130,6 +136,7 @@ class LocalStack:
             import ray
 
             self._ray_started = False
+            self.paths.ray_address_file.unlink(missing_ok=True)
             _best_effort(ray.shutdown)
         if self._milvus is not None:
             milvus, self._milvus = self._milvus, None
@@ -188,6 +195,7 @@ class LocalStack:
                 **({"_tracing_startup_hook": TRACING_HOOK} if telemetry.tracing_requested() else {}),
             )
         self._ray_started = True
+        self.paths.ray_address_file.write_text(ray.get_runtime_context().gcs_address + "\n")
 
     def _start_serve(self) -> None:
         from ray import serve
@@ -215,7 +223,7 @@ def serve_until_signalled(stack: LocalStack, on_ready: Callable[[], None]) -> No
     stack.paths.home.mkdir(parents=True, exist_ok=True)
     stack.paths.pid_file.write_text(f"{os.getpid()}\n")
     try:
-        signal.signal(signal.SIGTERM, _exit_on_signal)
+        signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
         stack.start()
         received: list[int] = []
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -228,10 +236,6 @@ def serve_until_signalled(stack: LocalStack, on_ready: Callable[[], None]) -> No
         stack.paths.ready_file.unlink(missing_ok=True)
         stack.stop()
         _remove_own_pid(stack.paths.pid_file)
-
-
-def _exit_on_signal(signum: int, _frame: object) -> None:
-    raise SystemExit(128 + signum)
 
 
 def running_pid(paths: StackPaths) -> int | None:
@@ -249,9 +253,7 @@ def running_pid(paths: StackPaths) -> int | None:
 def refuse_if_running(paths: StackPaths) -> None:
     pid = running_pid(paths)
     if pid is not None:
-        raise StackAlreadyRunning(
-            f"a stack is already running from {paths.home} (pid {pid}); run `hermes-memory down`"
-        )
+        raise StackAlreadyRunning(f"already running from {paths.home} (pid {pid}); use `hermes-memory down`")
 
 
 def start_detached(argv: list[str], paths: StackPaths, base_url: str, timeout: float) -> int:
@@ -279,9 +281,7 @@ def start_detached(argv: list[str], paths: StackPaths, base_url: str, timeout: f
         time.sleep(0.5)
     _terminate_group(child.pid, grace_seconds=30)
     child.wait()
-    raise StackStartFailed(
-        f"the stack did not answer {base_url}{HEALTH_PATH} within {timeout:.0f}s; see {paths.log_file}"
-    )
+    raise StackStartFailed(f"no answer from {base_url}{HEALTH_PATH} in {timeout:.0f}s; see {paths.log_file}")
 
 
 def stop_running(paths: StackPaths, timeout: float) -> int | None:
@@ -361,10 +361,9 @@ def _is_stack_process(pid: int) -> bool:
     if not _is_alive(pid):
         return False
     try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
     except OSError:
         return True  # no /proc (not Linux): trust the pid file
-    words = [w.decode(errors="replace") for w in cmdline]
     return "up" in words and any("hermes-memory" in w or w == "serve.cli" for w in words)
 
 

@@ -87,6 +87,8 @@ def test_up_detach_serves_until_down(tmp_path):
         assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
         key = key_file.read_text().strip()
         assert key in started.stdout
+        host, _, gcs_port = (tmp_path / "ray.address").read_text().strip().rpartition(":")
+        assert host and gcs_port.isdigit()  # how `hermes-memory jobs` finds the stack's Ray
         listed = httpx.get(f"{base}/v1/users/u1/memories", headers={"X-API-Key": key}, timeout=30)
         assert listed.status_code == 200, listed.text
         forged = httpx.get(f"{base}/v1/users/u1/memories", headers={"X-API-Key": "hm_demo_x"}, timeout=30)
@@ -100,8 +102,8 @@ def test_up_detach_serves_until_down(tmp_path):
     assert "stopped the stack" in stopped.stdout
     with pytest.raises(httpx.TransportError):
         httpx.get(f"{base}/healthz", timeout=5)
-    assert not (tmp_path / "stack.pid").exists()
-    assert not (tmp_path / "milvus.pid").exists()
+    for leftover in ("stack.pid", "milvus.pid", "ray.address", "stack.ready"):
+        assert not (tmp_path / leftover).exists(), leftover
 
 
 def _log(home: Path) -> str:
