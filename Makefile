@@ -24,10 +24,9 @@ test-fast: $(INSTALLED)
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 
-# Regenerate the Serve config from the app, then embed it in the KubeRay RayService manifest.
+# Regenerate infra/serve_config.yaml from the app (`serve build`) and embed it in the KubeRay RayService.
 infra: $(INSTALLED)
-	$(BIN)/serve build serve.app:app_builder -o infra/serve_config.yaml
-	$(BIN)/python infra/render_rayservice.py
+	$(BIN)/python infra/sync_serve_config.py
 
 $(INSTALLED): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || { \
