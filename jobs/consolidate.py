@@ -17,7 +17,6 @@ profile drift (definitions: ``jobs.profiles``), and throughput. Run it as
 
 from __future__ import annotations
 
-import argparse
 import logging
 import math
 from collections import Counter, defaultdict
@@ -31,7 +30,7 @@ from actors.gate_maintenance import ConsolidationCounts
 from actors.memory import utcnow
 from actors.store.sql import MemoryStore
 from actors.tracing import attached, span
-from jobs import profiles
+from jobs import defaults, profiles
 from jobs.common import (
     USERS_PER_BATCH,
     Progress,
@@ -48,9 +47,7 @@ from schemas.settings import HermesSettings
 log = logging.getLogger("hermes.jobs.consolidate")
 
 JOB = "consolidate"
-HELP = "consolidate users' memories: decay, merges, promotions, expiry, stale pending items, eviction"
 COUNT_FIELDS = tuple(ConsolidationCounts().as_dict())
-DEFAULT_HIT_WINDOW_DAYS = 30
 
 
 class ConsolidateUsers:
@@ -148,7 +145,7 @@ def run(
     tenants: list[str] | None = None,
     *,
     parallelism: int | None = None,
-    hit_window_days: int = DEFAULT_HIT_WINDOW_DAYS,
+    hit_window_days: int = defaults.HIT_WINDOW_DAYS,
     progress_bar: bool = False,
 ) -> dict[str, Any]:
     """One consolidation run over the tenants (default: all); returns the run's report."""
@@ -186,16 +183,6 @@ def run(
         return current.report
     finally:
         store.dispose()
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--hit-window-days", type=int, default=DEFAULT_HIT_WINDOW_DAYS,
-                        help="evictions this recent count toward the eviction hit rate (default: 30)")
-
-
-def run_args(settings: HermesSettings, args: argparse.Namespace, progress_bar: bool) -> dict[str, Any]:
-    return run(settings, args.tenants, parallelism=args.parallelism, hit_window_days=args.hit_window_days,
-               progress_bar=progress_bar)
 
 
 def main(argv: list[str] | None = None) -> int:

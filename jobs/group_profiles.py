@@ -15,7 +15,6 @@ transaction.
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import Counter
 from typing import Any
@@ -26,7 +25,7 @@ from actors.errors import InvalidInput
 from actors.store.sql import MemoryStore
 from actors.store.sql_jobs import CohortFeature
 from actors.tracing import attached, span
-from jobs import profiles
+from jobs import defaults, profiles
 from jobs.common import (
     USERS_PER_BATCH,
     Progress,
@@ -41,8 +40,6 @@ from schemas.enums import Polarity
 from schemas.settings import HermesSettings
 
 JOB = "group-profiles"
-HELP = "aggregate consenting tenants' profile conclusions into cohort features (at least --min-cohort users)"
-DEFAULT_MIN_COHORT = 5
 
 
 def claims_of_users(
@@ -79,7 +76,7 @@ def run(
     settings: HermesSettings,
     tenants: list[str] | None = None,
     *,
-    min_cohort: int = DEFAULT_MIN_COHORT,
+    min_cohort: int = defaults.MIN_COHORT,
     parallelism: int | None = None,
     progress_bar: bool = False,
 ) -> dict[str, Any]:
@@ -131,16 +128,6 @@ def run(
         return current.report
     finally:
         store.dispose()
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--min-cohort", type=int, default=DEFAULT_MIN_COHORT,
-                        help="publish a feature only when this many users hold it (default: %(default)s)")
-
-
-def run_args(settings: HermesSettings, args: argparse.Namespace, progress_bar: bool) -> dict[str, Any]:
-    return run(settings, args.tenants, min_cohort=args.min_cohort, parallelism=args.parallelism,
-               progress_bar=progress_bar)
 
 
 def main(argv: list[str] | None = None) -> int:

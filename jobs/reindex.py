@@ -18,7 +18,6 @@ No user's memory changes, so no lease or actor is involved; live writes keep syn
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 import numpy as np
@@ -38,7 +37,6 @@ from schemas.settings import HermesSettings
 from schemas.tables import MemoryItemRow
 
 JOB = "reindex"
-HELP = "rebuild tenants' vector partitions from SQL: afterwards SQL and Milvus agree exactly"
 ROWS_PER_BATCH = 500
 _COLUMNS = ("memory_id", "user_id", "layer", "state", "version", "content", "embedding")
 
@@ -164,14 +162,6 @@ def run(
         return current.report
     finally:
         store.dispose()
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Only the common ``--tenant`` / ``--parallelism``."""
-
-
-def run_args(settings: HermesSettings, args: argparse.Namespace, progress_bar: bool) -> dict[str, Any]:
-    return run(settings, args.tenants, parallelism=args.parallelism, progress_bar=progress_bar)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,7 +17,6 @@ restore runs through their live actor or under their lease (``jobs.common.UserRu
 
 from __future__ import annotations
 
-import argparse
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
@@ -32,6 +31,7 @@ from actors.service import as_vector
 from actors.services import RemoteEmbedder
 from actors.store.sql import MemoryStore
 from actors.tracing import attached, span
+from jobs import defaults
 from jobs.common import (
     USERS_PER_BATCH,
     Progress,
@@ -46,7 +46,6 @@ from jobs.common import (
 from schemas.settings import HermesSettings
 
 JOB = "restore"
-HELP = "bring archived items back to long-term: by topic (--slot), by --query, or by recent activity"
 #: archived items looked at per user (most recently archived first)
 MAX_ARCHIVED_PER_USER = 2000
 REASON = "relevant again (restore job)"
@@ -56,10 +55,10 @@ REASON = "relevant again (restore job)"
 class RestorePlan:
     slots: list[str] = field(default_factory=list)
     query_vector: list[float] | None = None
-    recent_days: int = 7
-    min_similarity: float = 0.87
-    min_query_similarity: float = 0.82
-    limit: int = 20
+    recent_days: int = defaults.RESTORE_RECENT_DAYS
+    min_similarity: float = defaults.RESTORE_MIN_SIMILARITY
+    min_query_similarity: float = defaults.RESTORE_MIN_QUERY_SIMILARITY
+    limit: int = defaults.RESTORE_LIMIT
 
     def candidates(self, archived: list[MemoryItem], recent: list[MemoryItem]) -> list[str]:
         """Ids of the archived items to restore, best first."""
@@ -209,30 +208,6 @@ def run(
         return current.report
     finally:
         store.dispose()
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--user", action="append", dest="users", metavar="USER",
-                        help="only this user (repeatable)")
-    parser.add_argument("--slot", action="append", dest="slots", default=[], metavar="SLOT",
-                        help="restore items of this profile slot (repeatable), e.g. preference.music")
-    parser.add_argument("--query", help="restore items similar to this text")
-    defaults = RestorePlan()
-    parser.add_argument("--recent-days", type=int, default=defaults.recent_days,
-                        help="without --slot/--query: relevance to the user's activity in these days "
-                        "(default: %(default)s)")
-    parser.add_argument("--min-similarity", type=float, default=defaults.min_similarity,
-                        help="cosine to a recent item that counts as relevant (default: %(default)s)")
-    parser.add_argument("--min-query-similarity", type=float, default=defaults.min_query_similarity,
-                        help="cosine to --query that counts as relevant (default: %(default)s)")
-    parser.add_argument("--limit", type=int, default=defaults.limit, help="at most this many items per user")
-
-
-def run_args(settings: HermesSettings, args: argparse.Namespace, progress_bar: bool) -> dict[str, Any]:
-    plan = RestorePlan(slots=args.slots, recent_days=args.recent_days, min_similarity=args.min_similarity,
-                       min_query_similarity=args.min_query_similarity, limit=args.limit)
-    return run(settings, args.tenants, users=args.users, plan=plan, query=args.query,
-               parallelism=args.parallelism, progress_bar=progress_bar)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,6 +4,8 @@
     hermes-memory down [--timeout S]
     hermes-memory tenant create NAME [--display-name TEXT]
     hermes-memory eval locomo --data FILE --out RANKED.jsonl [--k 50] [--system memory|bm25|dense|all]
+    hermes-memory jobs consolidate|group-profiles|restore|reindex [--tenant T ...] [job options]
+    hermes-memory jobs runs [--job JOB]
     hermes-memory version
 
 Every command takes ``--home DIR`` (default ``$HERMES_HOME`` or ``.hermes``); all other configuration comes
@@ -16,6 +18,7 @@ from importlib import metadata
 from pathlib import Path
 
 from actors.errors import HermesError
+from jobs.cli import add_job_commands
 from schemas.ids import InvalidIdentifier, check_tenant_id
 from schemas.settings import HermesSettings
 from serve import stack
@@ -166,6 +169,8 @@ def _parser() -> argparse.ArgumentParser:
         "(baselines then write beside --out as NAME.bm25.jsonl, NAME.dense.jsonl)",
     )
     locomo.set_defaults(run=_cmd_eval_locomo)
+
+    add_job_commands(commands)
 
     version = commands.add_parser("version", help="print the version")
     version.set_defaults(run=_cmd_version)
