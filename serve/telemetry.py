@@ -169,9 +169,9 @@ class TraceRequests:
     (``POST /v1/users/{user_id}/turns``). Its parent is the span already current (Serve's replica span, when
     Serve tracing is on) or else the caller's ``traceparent`` header."""
 
-    def __init__(self, app: Any):
+    def __init__(self, app: Any, tracer_provider: trace.TracerProvider | None = None):
         self.app = app
-        self._tracer = trace.get_tracer("hermes_memory.http")
+        self._tracer = trace.get_tracer("hermes_memory.http", tracer_provider=tracer_provider)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
