@@ -1,6 +1,6 @@
 """Session-wide fixtures for the stack tests: one Ray, one milvus-lite server, one Serve app per run.
 
-Fixture graph (all session-scoped except the last two):
+Fixture graph (session-scoped except ``tenant_key``, ``http`` and ``postgres_url``):
 
     ray_session ─┐
     milvus_server ─ stack_settings ─ serve_app ─ http
@@ -10,7 +10,7 @@ Fixture graph (all session-scoped except the last two):
 SQLite file and Milvus collection, for tests that need small caps or another embedder in-process.
 
 Missing components: outside CI a ``stack`` test is skipped when milvus-lite is not installed, and a
-``postgres`` test when nothing answers on 127.0.0.1:5432; with ``CI=true`` both are errors, never skips.
+``postgres`` test when nothing answers at ``HERMES_TEST_POSTGRES_URL``; with ``CI=true`` both are errors.
 """
 
 import importlib.util
@@ -19,10 +19,10 @@ import os
 import socket
 import uuid
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy.engine import make_url
 
 from schemas.settings import HermesSettings
 
@@ -60,11 +60,13 @@ def _missing_stack_component() -> str | None:
 
 
 def _postgres_unreachable() -> str | None:
+    url = make_url(POSTGRES_URL)
+    address = (url.host or "127.0.0.1", url.port or 5432)
     try:
-        with socket.create_connection(("127.0.0.1", 5432), timeout=1):
+        with socket.create_connection(address, timeout=1):
             return None
     except OSError as exc:
-        return f"PostgreSQL is not reachable on 127.0.0.1:5432 ({exc})"
+        return f"PostgreSQL is not reachable on {address[0]}:{address[1]} ({exc})"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -195,8 +197,3 @@ def postgres_url() -> str:
     """The PostgreSQL URL for ``postgres`` tests (override with HERMES_TEST_POSTGRES_URL)."""
     _require(_postgres_unreachable())
     return POSTGRES_URL
-
-
-@pytest.fixture(scope="session")
-def repo_root() -> Path:
-    return Path(__file__).resolve().parent.parent
