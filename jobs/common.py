@@ -66,7 +66,11 @@ def connect(settings: HermesSettings) -> None:
     stack of ``settings.home``); a process already connected stays as it is."""
     if ray.is_initialized():
         return
-    address = settings.ray_address or os.environ.get("RAY_ADDRESS") or _stack_address(settings.home)
+    address = settings.ray_address or os.environ.get("RAY_ADDRESS")
+    if not address:
+        address = _stack_address(settings.home)
+        if address:
+            _same_auth_as_a_local_cluster()
     if not address:
         raise StoreUnavailable(
             "no Ray cluster to run on: start the stack (hermes-memory up), or set HERMES_RAY_ADDRESS"
@@ -77,6 +81,19 @@ def connect(settings: HermesSettings) -> None:
 def _stack_address(home: Path) -> str:
     recorded = Path(home) / RAY_ADDRESS_FILE
     return recorded.read_text().strip() if recorded.exists() else ""
+
+
+def _same_auth_as_a_local_cluster() -> None:
+    """The stack's private Ray turned token auth on as it started (Ray's default for a new local cluster);
+    Ray turns it on by itself for a cluster it discovers, not for one given by address: do what it does
+    for a discovered one (token auth when a token exists, unless ``RAY_AUTH_MODE`` says otherwise)."""
+    try:
+        from ray._private.authentication.authentication_token_setup import (
+            maybe_enable_token_auth_if_token_available,
+        )
+    except ImportError:  # a Ray without token auth
+        return
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
 
 
 def cluster_cpus() -> int:
