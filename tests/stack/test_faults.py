@@ -47,7 +47,7 @@ from tests.stack.trust_stack import (
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]
 
-PER_USER = 24
+PER_USER = 16
 
 
 @pytest.fixture(scope="module")
