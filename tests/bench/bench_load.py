@@ -132,7 +132,7 @@ async def load(base_url: str, users: list[tuple[str, str, str]], args) -> tuple[
 
 
 def consistency(store: MemoryStore, index: MilvusIndex, figures: Figures, caps: dict[Layer, int]) -> dict:
-    lost = duplicated = over_capacity = drift = foreign_vectors = 0
+    lost = duplicated = over_capacity = drift = foreign_vectors = archived = most_active = 0
     for (tenant_id, user_id), acked in figures.acked.items():
         items = store.list_items(tenant_id, user_id, limit=1_000_000)
         stored_dialogs = {d for item in items for d in item.source_dialog_ids}
@@ -141,6 +141,8 @@ def consistency(store: MemoryStore, index: MilvusIndex, figures: Figures, caps: 
         duplicated += sum(count - 1 for count in hashes.values() if count > 1)
         active = Counter(item.layer for item in items if item.state in ACTIVE_STATES and item.layer in caps)
         over_capacity += sum(1 for layer, count in active.items() if count > caps[layer])
+        archived += sum(1 for item in items if item.layer is Layer.ARCHIVE)
+        most_active = max(most_active, sum(active.values()))
         expected = {
             i.memory_id
             for i in items
@@ -155,6 +157,8 @@ def consistency(store: MemoryStore, index: MilvusIndex, figures: Figures, caps: 
         "lost": lost,
         "duplicated": duplicated,
         "users_over_capacity": over_capacity,
+        "archived_items": archived,
+        "most_active_items_of_a_user": most_active,
         "index_drift": drift,
         "foreign_vectors": foreign_vectors,
         "cross_user_recall_hits": figures.cross_user_hits,
