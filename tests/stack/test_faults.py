@@ -28,12 +28,14 @@ import pytest
 import ray
 
 from actors.directory import directory_actor
+from actors.services import EMBEDDER_ACTOR_NAME, INDEX_ACTOR_NAME
 from actors.store.milvus_server import MilvusLiteServer
 from actors.store.vectors import VectorRow
 from schemas.enums import Layer, State
 from schemas.ids import new_memory_id
 from tests.stack.trust_stack import (
     E5_DIM,
+    actor_pid,
     converge,
     duplicated_dialogs,
     kill,
@@ -105,6 +107,26 @@ def test_serve_replica_killed_mid_stream_loses_no_acknowledged_write(app):
         stream_writes(app.base_url, key, users, PER_USER, fault=crash_replica, fault_after=PER_USER // 2)
     )
     assert killed
+    assert_all_there(app, tenant_id, users, report)
+
+
+def test_shared_service_actors_killed_mid_stream_come_back(app):
+    """The embedder and vector-index actors are shared by every user: killed mid-stream, they must come
+    back by themselves, and the writes made meanwhile must reach the index."""
+    tenant_id, key = new_tenant(app.store)
+    users = ["sa", "sb"]
+    killed: list[int] = []
+
+    def crash_services() -> None:
+        for name in (EMBEDDER_ACTOR_NAME, INDEX_ACTOR_NAME):
+            killed.append(actor_pid(ray.get_actor(name, namespace=app.settings.namespace)))
+            kill(killed[-1])
+
+    report = asyncio.run(
+        stream_writes(app.base_url, key, users, PER_USER, fault=crash_services, fault_after=PER_USER // 2)
+    )
+    assert len(killed) == 2
+    converge(app.settings, tenant_id, users)
     assert_all_there(app, tenant_id, users, report)
 
 
