@@ -4,7 +4,10 @@ working memory without losing where anything came from.
 """
 
 from collections import defaultdict
+from collections.abc import Mapping
 from datetime import datetime
+
+import numpy as np
 
 from actors.memory import MemoryItem
 from actors.slots import spec
@@ -59,3 +62,15 @@ def merge_group(group: list[MemoryItem], now: datetime) -> MemoryItem:
         last_accessed_at=max(i.last_accessed_at for i in ordered),
         merged_from=[i.memory_id for i in ordered],
     )
+
+
+def summary_vector(summary: MemoryItem, items: Mapping[str, MemoryItem]) -> bytes | None:
+    """A merged summary stands for the topic its sources share: the normalized mean of their vectors (no
+    model call — embedding the long joined text was most of a consolidation pass's cost). None when the
+    item is not a summary or a source's vector is unknown."""
+    sources = [items.get(memory_id) for memory_id in summary.merged_from]
+    if not sources or any(s is None or s.embedding is None for s in sources):
+        return None
+    mean = np.mean([np.frombuffer(s.embedding, dtype=np.float32) for s in sources], axis=0)
+    norm = float(np.linalg.norm(mean))
+    return None if norm == 0.0 else (mean / norm).astype(np.float32).tobytes()

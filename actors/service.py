@@ -13,6 +13,7 @@ from datetime import datetime
 
 import numpy as np
 
+from actors.compression import summary_vector
 from actors.context import render_session_context
 from actors.embedding import Embedder
 from actors.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput
@@ -199,6 +200,9 @@ class UserMemoryService(ServiceMaintenance):
 
     def _fill_missing_embeddings(self, items: Iterable[MemoryItem]) -> None:
         missing = [i for i in items if i.embedding is None and i.state is not State.DELETED]
+        for item in missing:
+            item.embedding = summary_vector(item, self.engine.items)
+        missing = [i for i in missing if i.embedding is None]
         if missing:
             for item, vector in zip(missing, self._embed([i.content for i in missing]), strict=True):
                 item.embedding = vector.tobytes()
