@@ -67,6 +67,8 @@ class UserMemoryService(ServiceMaintenance):
         self.extractor = extractor or RuleExtractor()
         self.clock = clock
         self.engine = self._load()
+        #: an index sync failed since the last reconcile: the next successful one reconciles
+        self._index_behind = False
         self.reconcile()
 
     def _load(self) -> GateEngine:
@@ -219,9 +221,15 @@ class UserMemoryService(ServiceMaintenance):
             with span("milvus.upsert", rows=len(rows)):
                 self.index.upsert(self.tenant_id, rows)
         except HermesError:
+            self._index_behind = True
             log.warning(
                 "vector index upsert failed for %s/%s; reconcile will repair it", self.tenant_id, self.user_id
             )
+            return
+        if self._index_behind:
+            # the index answers again: catch up with what was committed while it did not
+            self._index_behind = False
+            self.reconcile()
 
     def _already_applied(self, request_id: str | None) -> api.WriteResult | None:
         if request_id is None:
@@ -374,6 +382,7 @@ class UserMemoryService(ServiceMaintenance):
         try:
             indexed = self.index.ids(self.tenant_id, self.user_id)
         except HermesError:
+            self._index_behind = True
             log.warning(
                 "vector index unavailable: reconcile of %s/%s postponed", self.tenant_id, self.user_id
             )
