@@ -1,0 +1,109 @@
+"""Memory of the processes this benchmark started (Ray's gcs/raylet and workers, the milvus-lite server),
+read from ``/proc``: resident set (RSS) and proportional set (PSS, shared pages split between sharers, so
+a sum of PSS does not count the shared Python/numpy pages once per worker).
+
+Only descendants of the benchmark's own process are counted: other Ray clusters on the machine are not.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+_PROC = Path("/proc")
+
+#: (cmdline prefix, role), first match wins; Ray names worker processes ``ray::<Class>.<method>``
+_ROLES = (
+    ("ray::UserActor", "user actors"),
+    ("ray::EmbedderActor", "embedder"),
+    ("ray::IndexActor", "index"),
+    ("ray::ActorDirectory", "directory"),
+    ("ray::Serve", "serve"),
+    ("ray::ProxyActor", "serve"),
+    ("ray::IDLE", "idle workers"),
+    ("ray::", "other ray workers"),
+)
+
+
+@dataclass
+class RoleMemory:
+    processes: int = 0
+    rss_mb: float = 0.0
+    pss_mb: float = 0.0
+
+
+def _children_map() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = defaultdict(list)
+    for entry in _PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # the command name is in parentheses and may contain spaces: the ppid follows the last ")"
+        ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
+        children[ppid].append(int(entry.name))
+    return children
+
+
+def descendants(root: int) -> list[int]:
+    children = _children_map()
+    found, stack = [], list(children.get(root, []))
+    while stack:
+        pid = stack.pop()
+        found.append(pid)
+        stack.extend(children.get(pid, []))
+    return found
+
+
+def _role(pid: int) -> str:
+    try:
+        cmdline = (_PROC / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return "gone"
+    for prefix, role in _ROLES:
+        if cmdline.startswith(prefix):
+            return role
+    if "milvus-lite" in cmdline or "milvus_lite" in cmdline:
+        return "milvus-lite"
+    return "ray core"  # gcs_server, raylet, log monitor, dashboard agents
+
+
+def _rollup_kb(pid: int) -> tuple[int, int]:
+    rss = pss = 0
+    try:
+        for line in (_PROC / str(pid) / "smaps_rollup").read_text().splitlines():
+            if line.startswith("Rss:"):
+                rss = int(line.split()[1])
+            elif line.startswith("Pss:"):
+                pss = int(line.split()[1])
+    except OSError:
+        pass
+    return rss, pss
+
+
+def memory_by_role(root: int | None = None) -> dict[str, RoleMemory]:
+    """Per role: process count, summed RSS and PSS (MiB) of every descendant of ``root`` (default: us)."""
+    roles: dict[str, RoleMemory] = defaultdict(RoleMemory)
+    for pid in descendants(root if root is not None else os.getpid()):
+        role = _role(pid)
+        rss, pss = _rollup_kb(pid)
+        if role == "gone" or rss == 0:
+            continue
+        entry = roles[role]
+        entry.processes += 1
+        entry.rss_mb += rss / 1024
+        entry.pss_mb += pss / 1024
+    return dict(roles)
+
+
+def total(roles: dict[str, RoleMemory]) -> RoleMemory:
+    summed = RoleMemory()
+    for entry in roles.values():
+        summed.processes += entry.processes
+        summed.rss_mb += entry.rss_mb
+        summed.pss_mb += entry.pss_mb
+    return summed
