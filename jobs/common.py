@@ -41,7 +41,7 @@ from actors.memory import MemoryItem
 from actors.service import UserMemoryService
 from actors.services import RemoteEmbedder, RemoteIndex
 from actors.store.sql import MemoryStore
-from actors.tracing import inject_context, span
+from actors.tracing import attached, inject_context, span
 from schemas.enums import ACTIVE_STATES, Layer
 from schemas.ids import check_tenant_id
 from schemas.settings import GatePolicy, HermesSettings
@@ -200,7 +200,11 @@ class UserRunner:
         if tenant_id not in self._policies:
             self._policies[tenant_id] = self.store.tenant_policy(tenant_id)
         return UserMemoryService(
-            tenant_id, user_id, store=self.store, index=self.index, embedder=self.embedder,
+            tenant_id,
+            user_id,
+            store=self.store,
+            index=self.index,
+            embedder=self.embedder,
             policy=self._policies[tenant_id],
         )
 
@@ -209,6 +213,19 @@ class UserRunner:
 
 
 # ------------------------------------------------------------------------------ runs and progress
+
+
+@contextmanager
+def traced_batch(name: str, trace_context: dict[str, str], **attributes: object) -> Iterator[None]:
+    """A Ray Data batch as a child span of the job's root span; spans are flushed when it ends, since
+    Ray Data stops its workers without a shutdown that would flush a batching exporter."""
+    from serve.telemetry import flush
+
+    try:
+        with attached(trace_context), span(name, **attributes):
+            yield
+    finally:
+        flush()
 
 
 @dataclass
@@ -271,4 +288,3 @@ class Progress:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
-

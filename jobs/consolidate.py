@@ -29,7 +29,6 @@ from actors.errors import HermesError
 from actors.gate_maintenance import ConsolidationCounts
 from actors.memory import utcnow
 from actors.store.sql import MemoryStore
-from actors.tracing import attached, span
 from jobs import defaults, profiles
 from jobs.common import (
     USERS_PER_BATCH,
@@ -40,6 +39,7 @@ from jobs.common import (
     read_sql,
     resolve_tenants,
     rows_of,
+    traced_batch,
     users_with_items,
 )
 from schemas.settings import HermesSettings
@@ -62,7 +62,7 @@ class ConsolidateUsers:
     def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
         rows = list(rows_of(batch))
         out: dict[str, list] = defaultdict(list)
-        with attached(self.trace_context), span("consolidate.batch", users=len(rows)):
+        with traced_batch("consolidate.batch", self.trace_context, users=len(rows)):
             by_tenant: dict[str, list[dict[str, Any]]] = defaultdict(list)
             for row in rows:
                 by_tenant[row["tenant_id"]].append(row)

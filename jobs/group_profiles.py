@@ -24,7 +24,6 @@ import ray
 from actors.errors import InvalidInput
 from actors.store.sql import MemoryStore
 from actors.store.sql_jobs import CohortFeature
-from actors.tracing import attached, span
 from jobs import defaults, profiles
 from jobs.common import (
     USERS_PER_BATCH,
@@ -34,6 +33,7 @@ from jobs.common import (
     read_sql,
     resolve_tenants,
     rows_of,
+    traced_batch,
     users_with_items,
 )
 from schemas.enums import Polarity
@@ -49,7 +49,7 @@ def claims_of_users(
     store = MemoryStore.from_settings(HermesSettings.model_validate_json(settings_json))
     rows = list(rows_of(batch))
     try:
-        with attached(trace_context), span("group_profiles.batch", users=len(rows)):
+        with traced_batch("group_profiles.batch", trace_context, users=len(rows)):
             claims = [
                 json.dumps(sorted(profiles.cohort_claims(store.load_active(r["tenant_id"], r["user_id"]))))
                 for r in rows

@@ -30,8 +30,8 @@ from actors.services import RemoteEmbedder, RemoteIndex
 from actors.store.sql import MemoryStore
 from actors.store.sql_jobs import INDEXED
 from actors.store.vectors import VectorRow
-from actors.tracing import attached, span
-from jobs.common import Progress, cluster_cpus, job_run, read_sql, resolve_tenants, rows_of
+from actors.tracing import span
+from jobs.common import Progress, cluster_cpus, job_run, read_sql, resolve_tenants, rows_of, traced_batch
 from schemas.enums import Layer, State
 from schemas.settings import HermesSettings
 from schemas.tables import MemoryItemRow
@@ -62,7 +62,7 @@ class IndexWriter:
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
         rows = list(rows_of(batch))
-        with attached(self.trace_context), span("reindex.batch", rows=len(rows)):
+        with traced_batch("reindex.batch", self.trace_context, rows=len(rows)):
             self.index.upsert(self.tenant_id, vector_rows(rows, self.embedder))
         return {"memory_id": [r["memory_id"] for r in rows], "version": [r["version"] for r in rows]}
 
@@ -86,8 +86,12 @@ def _record(item: MemoryItem) -> dict[str, Any]:
 
 
 def reindex_tenant(
-    settings: HermesSettings, store: MemoryStore, tenant_id: str, trace_context: dict[str, str],
-    workers: int, progress: Progress,
+    settings: HermesSettings,
+    store: MemoryStore,
+    tenant_id: str,
+    trace_context: dict[str, str],
+    workers: int,
+    progress: Progress,
 ) -> dict[str, Any]:
     embedder = RemoteEmbedder.connect(settings)
     index = RemoteIndex.connect(settings, embedder.dim)

@@ -30,7 +30,6 @@ from actors.memory import MemoryItem, utcnow
 from actors.service import as_vector
 from actors.services import RemoteEmbedder
 from actors.store.sql import MemoryStore
-from actors.tracing import attached, span
 from jobs import defaults
 from jobs.common import (
     USERS_PER_BATCH,
@@ -41,6 +40,7 @@ from jobs.common import (
     read_sql,
     resolve_tenants,
     rows_of,
+    traced_batch,
     users_with_items,
 )
 from schemas.settings import HermesSettings
@@ -109,7 +109,7 @@ class RestoreUsers:
     def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
         out: dict[str, list] = defaultdict(list)
         rows = list(rows_of(batch))
-        with attached(self.trace_context), span("restore.batch", users=len(rows)):
+        with traced_batch("restore.batch", self.trace_context, users=len(rows)):
             for row in rows:
                 for key, value in {**row, **self._one(row["tenant_id"], row["user_id"])}.items():
                     out[key].append(value)
@@ -164,8 +164,13 @@ def run(
         if query:
             plan.query_vector = RemoteEmbedder.connect(settings).embed_queries([query])[0].tolist()
         workers = parallelism or cluster_cpus()
-        params = {"tenants": tenants, "users": users, "query": query, "parallelism": workers,
-                  **{k: v for k, v in asdict(plan).items() if k != "query_vector"}}
+        params = {
+            "tenants": tenants,
+            "users": users,
+            "query": query,
+            "parallelism": workers,
+            **{k: v for k, v in asdict(plan).items() if k != "query_vector"},
+        }
         with job_run(store, JOB, params) as current:
             holders = read_sql(settings, users_with_items(tenants, holding="archived")) if tenants else None
             if holders is not None and users:

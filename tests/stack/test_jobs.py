@@ -238,6 +238,7 @@ def test_live_writes_racing_a_consolidation_are_never_lost(serve_app, stack_sett
     assert set(written) <= _dialogs(sql_store, tenant, "racer")
     assert sum(r["merged"] for r in reports) == 4  # the four seeded music items, merged once
     assert all(r["failed"] == 0 for r in reports)
+    assert sum(r["via_actor"] for r in reports) >= 1  # the writes kept the user's actor live: it did the pass
 
 
 def test_an_actor_activated_during_a_leased_job_loads_only_after_the_job_committed(serve_app, sql_store):
