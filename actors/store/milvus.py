@@ -229,9 +229,24 @@ class MilvusIndex:
         ]
 
     def ids(self, tenant_id: str, user_id: str | None = None) -> set[str]:
-        """Every memory id of the tenant (or one user), paged with a query iterator (no 16384 cap)."""
+        """Every memory id of the tenant (or one user). One query when they fit in one answer, else a query
+        iterator: each query scans the partition in milvus-lite (2000 ids, 200k rows: 1.6 s vs 6-16 s)."""
         expr = ALL_ROWS if user_id is None else user_filter(user_id)
         name = partition_name(tenant_id)
+        first = self._run(
+            lambda: self._client.query(
+                self.collection,
+                filter=expr,
+                output_fields=["memory_id"],
+                partition_names=[name],
+                limit=MAX_LIMIT,
+                consistency_level="Strong",
+                timeout=self.timeout,
+            ),
+            on_missing_partition=list,
+        )
+        if len(first) < MAX_LIMIT:
+            return {row["memory_id"] for row in first}
 
         def scan() -> set[str]:
             iterator = self._client.query_iterator(

@@ -13,6 +13,7 @@ import pytest
 from pymilvus import DataType, MilvusClient
 
 from actors.errors import InvalidInput, StoreUnavailable
+from actors.store import milvus
 from actors.store.milvus import MilvusIndex, VectorSchemaMismatch
 from actors.store.milvus_server import MilvusLiteServer, free_port, read_pidfile, stop_pidfile
 from actors.store.vectors import VectorRow
@@ -121,12 +122,15 @@ def test_delete_delete_user_ids_count_drop_tenant(index: MilvusIndex) -> None:
     assert index.ids("acme") == {u2[0].memory_id}
 
 
-def test_ids_pages_past_one_query_page(index: MilvusIndex) -> None:
+def test_ids_in_one_query_or_paged_past_its_limit(index: MilvusIndex, monkeypatch) -> None:
     rng = np.random.default_rng(5)
-    rows = rows_for("u1", 4500, rng) + rows_for("u2", 10, rng)  # more than one 4096-row page
+    rows = rows_for("u1", 4500, rng) + rows_for("u2", 10, rng)  # more than one 4096-row iterator page
     index.upsert("acme", rows)
-    assert index.ids("acme") == {r.memory_id for r in rows}
+    assert index.ids("acme") == {r.memory_id for r in rows}  # one query holds them all
     assert len(index.ids("acme", "u1")) == index.count("acme", "u1") == 4500
+    monkeypatch.setattr(milvus, "MAX_LIMIT", 1000)  # a full first answer: the iterator pages through the rest
+    assert index.ids("acme") == {r.memory_id for r in rows}
+    assert index.ids("acme", "u2") == {r.memory_id for r in rows[-10:]}
 
 
 def test_hostile_identifiers_never_reach_milvus(index: MilvusIndex) -> None:
