@@ -100,6 +100,14 @@ _SLOT_HINTS = (
 )
 
 
+_SPEAKER_TAG = re.compile(r"^(?P<name>[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?):[ \t]+(?=\S)")
+#: "Remember: …", "Correction: …" are markers the sentence rules read, never speakers
+_NOT_SPEAKERS = frozenset(
+    "remember note notes correction update reminder important ps p.s. fyi btw edit todo warning "
+    "question answer q a actually also summary re subject".split()
+)
+
+
 def is_small_talk(text: str) -> bool:
     return bool(_SMALL_TALK.match(text.strip()))
 
@@ -159,6 +167,14 @@ def _generic(clause: Clause) -> Finding | None:
     )
 
 
+def _sentence_as_clause(sentence: Sentence) -> Clause:
+    return Clause(
+        text=sentence.text,
+        probe=" ".join(c.probe for c in sentence.clauses),
+        zh=any(c.zh for c in sentence.clauses),
+    )
+
+
 def _match(clause: Clause) -> list[Finding]:
     probe = clause.probe[:MAX_PROBE_CHARS]
     for book in _ZH_BOOKS if clause.zh else _EN_BOOKS:
@@ -186,6 +202,11 @@ def _read(sentence: Sentence, forced: bool, correction: bool) -> list[tuple[Find
     found = [(f, _content(c.text, f)) for c in sentence.clauses for f in _match(c)]
     if len(found) == 1 and not found[0][0].swap:
         found = [(found[0][0], sentence.text)]
+    elif all(f.slot is None and not f.swap for f, _ in found):
+        # ordinary content is kept as the sentence it was said in: clauses too thin to stand alone
+        # ("I had a bit of a setback recently - another rejection") still make an informative sentence
+        whole = _generic(_sentence_as_clause(sentence))
+        found = [(whole, sentence.text)] if whole else found
     if not found and correction and len(sentence.clauses) == 1 and _is_bare_value(sentence.clauses[0]):
         corrected = _corrected_value(sentence.text, sentence.clauses[0].probe, sentence.clauses[0].zh)
         if corrected:
@@ -205,8 +226,20 @@ def _trimmed(text: str) -> str:
     return redact(text).text
 
 
+def split_speaker(text: str) -> tuple[str | None, str]:
+    """ "Caroline: I went to…" → ("Caroline", "I went to…"): a transcript's speaker tag, not a marker."""
+    m = _SPEAKER_TAG.match(text)
+    if m is None or m["name"].casefold() in _NOT_SPEAKERS:
+        return None, text
+    return m["name"], text[m.end() :]
+
+
 class RuleExtractor:
-    """The rule-based extractor: deterministic, no LLM, no network; safe on any input text."""
+    """The rule-based extractor: deterministic, no LLM, no network; safe on any input text.
+
+    A turn led by a speaker tag ("Caroline: …", as in transcripts) is read without it, and every candidate
+    keeps it, so a memory says who said it even when the rules cut the turn into several points.
+    """
 
     def extract(self, turn: Turn) -> list[Candidate]:
         if turn.role != "user":
@@ -214,7 +247,7 @@ class RuleExtractor:
         neutral = neutralize_injection(turn.text)
         if neutral.flagged:
             return []
-        text = redact(neutral.text).text
+        speaker, text = split_speaker(redact(neutral.text).text)
         if is_small_talk(text):
             return []
         candidates: list[Candidate] = []
@@ -231,6 +264,8 @@ class RuleExtractor:
                 candidate = self._candidate(
                     turn, finding, _trimmed(words), sentence.hedged, forced, correction
                 )
+                if speaker and candidate.content:
+                    candidate.content = f"{speaker}: {candidate.content}"
                 key = (candidate.slot or "", candidate.value, candidate.polarity.value)
                 if candidate.slot is None:
                     key = ("", candidate.content.casefold(), "")
