@@ -232,13 +232,15 @@ async def stream_writes(
     fault=None,
     fault_after: int = 0,
     timeout: float = 240.0,
+    first: int = 0,
 ) -> StreamReport:
-    """Write ``per_user`` turns for each user, ``concurrency`` at a time, each resent until acknowledged.
-    Once ``fault_after`` writes are acknowledged, ``fault()`` runs (in a thread) while the stream goes on."""
+    """Write turns ``first`` .. ``per_user - 1`` for each user, ``concurrency`` at a time, each resent until
+    acknowledged. Once ``fault_after`` writes are acknowledged, ``fault()`` runs (in a thread) while the
+    stream goes on."""
     report = StreamReport()
     deadline = time.monotonic() + timeout
     gate = asyncio.Semaphore(concurrency)
-    jobs = [(user, n) for n in range(per_user) for user in users]
+    jobs = [(user, n) for n in range(first, per_user) for user in users]
 
     async def one(user: str, n: int) -> None:
         async with gate:
