@@ -24,6 +24,7 @@ import numpy as np
 import ray
 from sqlalchemy import select
 
+from actors.crypto import item_context, unseal
 from actors.memory import MemoryItem
 from actors.service import as_vector
 from actors.services import RemoteEmbedder, RemoteIndex
@@ -72,7 +73,8 @@ def vector_rows(rows: list[dict[str, Any]], embedder: Any) -> list[VectorRow]:
     vectors = [as_vector(r["embedding"]) for r in rows]
     stale = [n for n, v in enumerate(vectors) if v is None or v.shape[0] != embedder.dim]
     if stale:
-        fresh = np.asarray(embedder.embed_passages([rows[n]["content"] for n in stale]), dtype=np.float32)
+        texts = [unseal(rows[n]["content"], item_context(rows[n]["memory_id"], "content")) for n in stale]
+        fresh = np.asarray(embedder.embed_passages(texts), dtype=np.float32)
         for n, vector in zip(stale, fresh, strict=True):
             vectors[n] = vector
     return [

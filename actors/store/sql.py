@@ -18,6 +18,7 @@ from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from actors.crypto import seal, snapshot_context, unseal
 from actors.errors import ConcurrentUpdate, InvalidInput, NotFound
 from actors.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcnow
 from actors.store.sql_commit import apply_changes, scope_of
@@ -367,7 +368,8 @@ class MemoryStore(JobRecords):
     def session_snapshot(self, tenant_id: str, user_id: str, session_id: str) -> str | None:
         with self._reading("session_snapshot") as session:
             row = session.get(SessionSnapshotRow, (tenant_id, user_id, session_id))
-            return None if row is None else row.text
+            stored = None if row is None else row.text
+        return unseal(stored, snapshot_context(tenant_id, user_id, session_id))
 
     def save_session_snapshot(self, tenant_id: str, user_id: str, session_id: str, text: str) -> str:
         """First writer wins: returns the text stored for the session, which may be another caller's."""
@@ -375,13 +377,13 @@ class MemoryStore(JobRecords):
             with self._writing("save_session_snapshot") as session:
                 stored = session.get(SessionSnapshotRow, (tenant_id, user_id, session_id))
                 if stored is not None:
-                    return stored.text
+                    return unseal(stored.text, snapshot_context(tenant_id, user_id, session_id))
                 session.add(
                     SessionSnapshotRow(
                         tenant_id=tenant_id,
                         user_id=user_id,
                         session_id=session_id,
-                        text=text,
+                        text=seal(text, snapshot_context(tenant_id, user_id, session_id)),
                         created_at=utcnow(),
                     )
                 )

@@ -1,13 +1,16 @@
 """Domain records (``actors.memory``) to table rows (``schemas.tables``) and back.
 
 Lists are copied on the way in, so a caller mutating a domain item never mutates ORM state; items read
-back are built from plain result rows whose lists are freshly decoded.
+back are built from plain result rows whose lists are freshly decoded. Texts that carry content (an item's
+``content`` and ``value``, audit payloads) are sealed on the way in and opened on the way out when
+encryption at rest is on (``actors.crypto``).
 """
 
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
+from actors.crypto import audit_context, item_context, seal, seal_json, unseal, unseal_json
 from actors.memory import Alert, AuditEvent, MemoryItem
 from schemas.tables import AlertRow, AuditEventRow, MemoryItemRow
 
@@ -16,33 +19,55 @@ ITEM_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(MemoryItem))
 _UPDATABLE_ITEM_FIELDS = tuple(name for name in ITEM_FIELDS if name not in ("memory_id", "version"))
 _ALERT_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Alert))
 _EVENT_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AuditEvent))
+#: item fields holding what the user said
+_SEALED_ITEM_FIELDS = ("content", "value")
+_SEALED_EVENT_FIELDS = ("before", "after")
 
 
 def _copied(value: object) -> object:
     return list(value) if isinstance(value, list) else value
 
 
+def _item_column(item: MemoryItem, name: str) -> object:
+    value = getattr(item, name)
+    return seal(value, item_context(item.memory_id, name)) if name in _SEALED_ITEM_FIELDS else _copied(value)
+
+
+def _event_column(event: AuditEvent, name: str) -> object:
+    value = getattr(event, name)
+    if name in _SEALED_EVENT_FIELDS:
+        return seal_json(value, audit_context(event.tenant_id, event.user_id, event.memory_id))
+    return value
+
+
 def item_from_record(record: Mapping[str, Any]) -> MemoryItem:
     """From a Core result row of ``memory_items`` (reads skip the ORM: ~40% faster to load a user)."""
-    return MemoryItem(**{name: record[name] for name in ITEM_FIELDS})
+    values = {name: record[name] for name in ITEM_FIELDS}
+    for name in _SEALED_ITEM_FIELDS:
+        values[name] = unseal(values[name], item_context(values["memory_id"], name))
+    return MemoryItem(**values)
 
 
 def new_item_row(item: MemoryItem) -> MemoryItemRow:
     """A row for an item not yet stored; the version column starts at 1 (set by the ORM on INSERT)."""
-    return MemoryItemRow(**{name: _copied(getattr(item, name)) for name in ITEM_FIELDS if name != "version"})
+    return MemoryItemRow(**{name: _item_column(item, name) for name in ITEM_FIELDS if name != "version"})
 
 
 def update_item_row(row: MemoryItemRow, item: MemoryItem) -> None:
     for name in _UPDATABLE_ITEM_FIELDS:
-        setattr(row, name, _copied(getattr(item, name)))
+        setattr(row, name, _item_column(item, name))
 
 
 def event_row(event: AuditEvent) -> AuditEventRow:
-    return AuditEventRow(**{name: getattr(event, name) for name in _EVENT_FIELDS})
+    return AuditEventRow(**{name: _event_column(event, name) for name in _EVENT_FIELDS})
 
 
 def event_from_row(row: AuditEventRow) -> AuditEvent:
-    return AuditEvent(**{name: getattr(row, name) for name in _EVENT_FIELDS})
+    values = {name: getattr(row, name) for name in _EVENT_FIELDS}
+    context = audit_context(row.tenant_id, row.user_id, row.memory_id)
+    for name in _SEALED_EVENT_FIELDS:
+        values[name] = unseal_json(values[name], context)
+    return AuditEvent(**values)
 
 
 def alert_row(alert: Alert) -> AlertRow:
