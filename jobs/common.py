@@ -208,9 +208,6 @@ class UserRunner:
             policy=self._policies[tenant_id],
         )
 
-    def close(self) -> None:
-        self.store.dispose()
-
 
 # ------------------------------------------------------------------------------ runs and progress
 
