@@ -8,8 +8,15 @@ from tests.unit.gate_helpers import Clock, cand, engine
 
 
 def food(value, session, dialog, clock=None):
-    return cand(f"I like {value}", session, dialog, slot="preference.food", value=value, kind=Kind.PREFERENCE,
-                clock=clock)
+    return cand(
+        f"I like {value}",
+        session,
+        dialog,
+        slot="preference.food",
+        value=value,
+        kind=Kind.PREFERENCE,
+        clock=clock,
+    )
 
 
 def written(gate, candidate):
@@ -29,8 +36,10 @@ def consolidate_twice(gate):
 
 def test_same_topic_working_items_merge_then_the_summary_is_confirmed_and_promoted():
     gate = engine()
-    ids = [written(gate, food(v, s, d)) for v, s, d in (("ramen", "s1", "d1"), ("sushi", "s2", "d2"),
-                                                       ("tacos", "s1", "d3"))]
+    ids = [
+        written(gate, food(v, s, d))
+        for v, s, d in (("ramen", "s1", "d1"), ("sushi", "s2", "d2"), ("tacos", "s1", "d3"))
+    ]
     counts, changes = consolidate_twice(gate)
     assert (counts.merged, counts.summaries, counts.confirmed, counts.promoted) == (3, 1, 1, 1)
     summary = next(i for i in gate.active() if i.merged_from)
@@ -81,8 +90,19 @@ def test_stale_pending_items_are_archived_but_forced_and_high_value_ones_stay():
     clock = Clock()
     gate = engine(clock=clock)
     low = written(gate, cand("saw a red car", "s1", "d1", score=0.3, kind=Kind.EVENT, clock=clock))
-    mood = written(gate, cand("so tired today", "s1", "d2", score=0.9, kind=Kind.STATE, slot="state.mood",
-                              value="tired", clock=clock))
+    mood = written(
+        gate,
+        cand(
+            "so tired today",
+            "s1",
+            "d2",
+            score=0.9,
+            kind=Kind.STATE,
+            slot="state.mood",
+            value="tired",
+            clock=clock,
+        ),
+    )
     high = written(gate, cand("went to Kyoto in May", "s1", "d3", score=0.8, kind=Kind.EVENT, clock=clock))
     clock.advance(days=29)
     assert gate.consolidate()[0].cleared == 0
@@ -123,8 +143,17 @@ def test_repeatedly_contradicted_items_expire_when_the_threshold_drops():
 def test_decay_is_rewritten_only_when_it_moved_noticeably():
     clock = Clock()
     gate = engine(clock=clock)
-    gate.write(cand("I like green tea", "s1", "d1", slot="preference.drink", value="green tea",
-                    kind=Kind.PREFERENCE, clock=clock))
+    gate.write(
+        cand(
+            "I like green tea",
+            "s1",
+            "d1",
+            slot="preference.drink",
+            value="green tea",
+            kind=Kind.PREFERENCE,
+            clock=clock,
+        )
+    )
     clock.advance(seconds=3600)
     assert gate.consolidate()[0].rescored == 0
     clock.advance(days=10)
@@ -148,3 +177,59 @@ def test_restore_brings_archived_items_back_within_room_and_retention():
     changes, restored, _ = gate.restore_archived(archived, actor="job:restore", reason="relevant again")
     assert restored == [archived[0].memory_id] and archived[0].layer is Layer.LONGTERM
     assert [(e.action, e.actor) for e in changes.events] == [("restore", "job:restore")]
+
+
+# ---------------------------------------------------------------------------------- the jobs' figures
+
+
+def test_slot_conclusions_drift_and_digests_keep_no_values():
+    from jobs.profiles import digests, drift, slot_conclusions
+
+    gate = engine()
+    for session in ("s1", "s2"):
+        gate.write(food("ramen", session, f"d-{session}"))
+        gate.write(
+            cand("feeling low", session, f"m-{session}", slot="state.mood", value="low", kind=Kind.STATE)
+        )
+    assert slot_conclusions(gate.active()) == {"preference.food": ["ramen"]}  # temporary states excluded
+    before = digests(slot_conclusions(gate.active()))
+    assert "ramen" not in str(before)
+    assert drift(None, before) is None and drift({}, {}) is None and drift(before, before) == 0.0
+    gate.write(food("sushi", "s1", "d3"))
+    gate.write(food("sushi", "s2", "d4"))
+    gate.write(cand("I'm allergic to peanuts", "s1", "d5", slot="basic.allergy", value="peanut"))
+    gate.write(cand("I'm allergic to peanuts", "s2", "d6", slot="basic.allergy", value="peanut"))
+    after = digests(slot_conclusions(gate.active()))
+    assert drift(before, after) == 1.0  # food changed, allergy is new: both of the two slots moved
+
+
+def test_eviction_outcomes_count_an_eviction_undone_by_a_later_restore_as_a_miss():
+    from datetime import UTC, datetime
+
+    from jobs.profiles import eviction_outcomes
+
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    moves = [
+        ("a", "archive", at),
+        ("b", "archive", at),
+        ("b", "restore", at),
+        ("c", "restore", at),
+        ("b", "archive", at),
+    ]
+    outcomes = eviction_outcomes(moves)
+    assert (outcomes.evicted, outcomes.restored) == (3, 1)  # c's restore undid no eviction in the window
+    assert outcomes.hit_rate == 2 / 3
+    assert eviction_outcomes([]).hit_rate is None
+
+
+def test_cohort_claims_count_only_concluded_tastes_never_personal_facts():
+    from jobs.profiles import cohort_claims
+
+    gate = engine()
+    for session in ("s1", "s2"):
+        gate.write(food("ramen", session, f"d-{session}"))
+        gate.write(
+            cand("I live in Hangzhou", session, f"h-{session}", slot="basic.residence", value="hangzhou")
+        )
+    gate.write(food("durian", "s1", "d9"))  # pending: not a conclusion yet
+    assert cohort_claims(gate.active()) == {("preference.food", "positive", "ramen")}
