@@ -21,6 +21,7 @@ from actors.gate_bounded import BoundedGate
 from actors.gate_frozen import FREEZE_RULES, FrozenGate
 from actors.gate_maintenance import MaintenanceGate
 from actors.memory import Candidate, GateChanges, MemoryItem, content_hash
+from actors.scoring import content_units
 from actors.slots import spec
 from actors.valuation import decay_score
 from schemas.enums import AlertKind, Kind, Layer, Source, State
@@ -80,9 +81,11 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
             item = self.items.get(memory_id)
             if item is None or similarity < self.policy.near_duplicate_similarity:
                 continue
-            same_claim = item.polarity is cand.polarity and (
-                not (item.value and cand.value) or item.value == cand.value
-            )
+            if item.value and cand.value:
+                same_claim = item.value == cand.value
+            else:  # no value to compare: the words must say the same thing too
+                same_claim = same_words(item.content, cand.content)
+            same_claim = same_claim and item.polarity is cand.polarity
             if same_claim and (item.is_active or item.state is State.ARCHIVED):
                 return item
         return None
@@ -225,3 +228,13 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
                     [c.memory_id for c in challengers],
                     once=True,
                 )
+
+
+#: share of content words two unvalued statements must share to be one restated memory: an embedding alone
+#: calls "I really appreciate your help" and "I feel the same way!" near-duplicates (E5 cosine ~0.9)
+SAME_WORDS_SHARE = 0.5
+
+
+def same_words(first: str, second: str) -> bool:
+    a, b = set(content_units(first)), set(content_units(second))
+    return bool(a and b) and len(a & b) / len(a | b) >= SAME_WORDS_SHARE
