@@ -50,7 +50,7 @@ from tests.stack.trust_stack import (
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]
 
-PER_USER = 16
+PER_USER = 12
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 

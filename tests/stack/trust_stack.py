@@ -22,6 +22,7 @@ import numpy as np
 import ray
 
 from actors.directory import DIRECTORY_NAME, user_actor_name
+from actors.errors import StoreUnavailable
 from actors.services import EMBEDDER_ACTOR_NAME, INDEX_ACTOR_NAME
 from actors.store.milvus import MilvusIndex
 from actors.store.sql import MemoryStore
@@ -42,7 +43,16 @@ class PrivateApp:
     store: MemoryStore
 
     def index(self) -> MilvusIndex:
-        return MilvusIndex(self.settings.milvus_uri, self.settings.milvus_collection, E5_DIM)
+        """A client of the app's Milvus. Under load, milvus-lite sometimes refuses a new connection
+        ("too many pings"), so connecting is retried for a while before the check gives up."""
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                return MilvusIndex(self.settings.milvus_uri, self.settings.milvus_collection, E5_DIM)
+            except StoreUnavailable:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(1)
 
 
 @contextmanager
