@@ -237,7 +237,7 @@ def test_ray_node_crash_loses_no_acknowledged_write(make_stack_settings):
 #: Ray's scheduler spreads the user actors over the nodes at random: with six users, the worker node that
 #: hosts the most of them hosts at least one unless all six landed on the head (about one run in 700)
 NODE_USERS = 6
-NODE_WRITES = 10
+NODE_WRITES = 6
 
 
 def node_crash_scenario(settings_json: str) -> dict:
