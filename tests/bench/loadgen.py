@@ -117,10 +117,15 @@ class Load:
         body = write_body(self.rng, next(self._serial))
         return "write", lambda: self._post(f"/v1/users/{user}/turns", body)
 
-    async def stats(self) -> dict:
-        response = await self.client.get("/v1/stats", headers=self.headers)
-        response.raise_for_status()
-        return response.json()
+    async def stats(self, attempts: int = 5) -> dict:
+        """The directory's figures; a busy stack may answer 503 for a moment, so a few tries."""
+        for attempt in range(attempts):
+            response = await self.client.get("/v1/stats", headers=self.headers)
+            if response.status_code < 500 or attempt == attempts - 1:
+                response.raise_for_status()
+                return response.json()
+            await asyncio.sleep(2.0)
+        raise AssertionError("unreachable")
 
 
 async def timed(request: Request) -> Sample:

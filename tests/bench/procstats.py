@@ -107,3 +107,11 @@ def total(roles: dict[str, RoleMemory]) -> RoleMemory:
         summed.rss_mb += entry.rss_mb
         summed.pss_mb += entry.pss_mb
     return summed
+
+
+def available_gb() -> float:
+    """MemAvailable of the whole machine."""
+    for line in (_PROC / "meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) / 1024**2
+    return float("inf")

@@ -36,6 +36,7 @@ def _rows(header: list[str], rows: list[list[str]]) -> str:
 class Report:
     plan: dict
     loadavg_start: tuple[float, float, float]
+    code: str = ""
     loadavg_end: tuple[float, float, float] | None = None
     seconds: float = 0.0
     seed: dict = field(default_factory=dict)
@@ -43,6 +44,7 @@ class Report:
     levels: list[dict] = field(default_factory=list)
     memories: list[dict] = field(default_factory=list)
     churn_figures: dict = field(default_factory=dict)
+    milvus: list[dict] = field(default_factory=list)
     directories: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
@@ -213,7 +215,18 @@ class Report:
             )
         )
         out.append("")
+        out.append(
+            _rows(
+                ["milvus-lite partition", "rows seeded", "user's rows", "search ms", "user's ids ms"],
+                [
+                    [m["tenant"], f"{m['rows']:,}", m["user_rows"], _ms(m["search_s"]), _ms(m["ids_s"])]
+                    for m in self.milvus
+                ],
+            )
+        )
+        out.append("")
         out.extend(self.notes)
+        out.append(f"measured: {self.code}")
         start, end = self.loadavg_start, self.loadavg_end or self.loadavg_start
         out.append(
             f"load average (1 min) at start {start[0]:.1f}, at end {end[0]:.1f} on {_cpus()} CPUs; "
