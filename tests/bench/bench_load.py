@@ -41,6 +41,18 @@ from schemas.settings import HermesSettings  # noqa: E402
 
 E5_DIM = 384
 TOPICS = ["locker", "bicycle", "garden", "violin", "kayak", "telescope", "aquarium", "workshop"]
+#: distinct statements (few shared words), so writes create items and the tiers overflow into the archive
+FORMS = [
+    "my {a} {b} is kept beside the {c}",
+    "I once painted a {a} {b} near a {c}",
+    "the {a} recipe calls for {b} and {c}",
+    "we named our {a} boat {b} after a {c}",
+    "grandpa hid a {a} {b} under the {c}",
+]
+WORDS = (
+    "amber basil cedar dune ember fjord garnet harbor indigo juniper kelp lagoon maple nectar onyx pepper "
+    "quartz rye saffron tundra umber violet willow yarrow zinnia"
+).split()
 
 
 @dataclass
@@ -70,8 +82,9 @@ def percentile(values: list[float], fraction: float) -> float:
 
 
 async def write(client, figures, key, tenant_id, user_id, serial) -> None:
-    topic = TOPICS[serial % len(TOPICS)]
-    text = f"Remember this: my {topic} number {serial} belongs to {tag(tenant_id, user_id)}"
+    rng = random.Random(f"{tenant_id}/{user_id}/{serial}")
+    statement = rng.choice(FORMS).format(a=rng.choice(WORDS), b=rng.choice(WORDS), c=rng.choice(WORDS))
+    text = f"Remember this: {statement}, says {tag(tenant_id, user_id)} ({serial})"
     dialog_id = f"d{serial}"
     body = {"session_id": f"s{serial % 7}", "turns": [{"text": text, "dialog_id": dialog_id}]}
     headers = {"X-API-Key": key, "Idempotency-Key": f"{user_id}-{serial}"}
@@ -94,7 +107,7 @@ async def write(client, figures, key, tenant_id, user_id, serial) -> None:
 
 
 async def recall(client, figures, key, tenant_id, user_id, rng) -> None:
-    query = f"what is my {rng.choice(TOPICS)} number"
+    query = f"what did I say about the {rng.choice(WORDS)} {rng.choice(TOPICS)}"
     started = time.perf_counter()
     response = await client.post(
         f"/v1/users/{user_id}/recall", json={"query": query}, headers={"X-API-Key": key}
