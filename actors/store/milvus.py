@@ -32,6 +32,7 @@ Errors::
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -104,11 +105,19 @@ class MilvusIndex:
         self.timeout = timeout
         self._known_partitions: set[str] = set()
         self._lock = threading.Lock()
-        try:
-            self._client = MilvusClient(uri=uri, timeout=timeout)
-        except MilvusException as exc:
-            raise _unavailable(uri, exc) from exc
+        self._client = self._connect()
         self._open_collection()
+
+    def _connect(self, attempts: int = 5) -> MilvusClient:
+        """A loaded milvus-lite server refuses new channels for a moment ("too many pings"): retry briefly."""
+        for attempt in range(attempts):
+            try:
+                return MilvusClient(uri=self.uri, timeout=self.timeout)
+            except MilvusException as exc:
+                if attempt == attempts - 1 or not _is_unreachable(exc):
+                    raise _unavailable(self.uri, exc) from exc
+                time.sleep(0.5 * 2**attempt)
+        raise AssertionError("unreachable")
 
     def __reduce__(self):
         # a live gRPC client cannot be pickled; Ray tasks and actors reconnect from the settings
