@@ -196,7 +196,7 @@ def seed(template: Path, users: int, per_user: int) -> int:
     return total
 
 
-def run_once(template: Path, workdir: Path, cpus: int) -> dict:
+def run_once(template: Path, workdir: Path, cpus: int, rerun: bool) -> dict:
     import ray
 
     from jobs import consolidate
@@ -223,7 +223,7 @@ def run_once(template: Path, workdir: Path, cpus: int) -> dict:
     )
     try:
         first = consolidate.run(settings, [TENANT])
-        again = consolidate.run(settings, [TENANT])
+        again = consolidate.run(settings, [TENANT]) if rerun else None
     finally:
         ray.shutdown()
         server.stop()
@@ -250,35 +250,26 @@ COLUMNS = (
 
 
 def print_table(results: list[dict]) -> None:
-    rows = [
-        (
-            r["cpus"],
-            r["first"]["users"],
-            r["first"]["memories"],
-            r["first"]["seconds"],
-            r["first"]["memories_per_second"],
-            r["again"]["seconds"],
-            r["again"]["memories_per_second"],
-            r["first"]["merged"],
-            r["first"]["evicted"],
-            r["first"]["cleared"],
-            r["first"]["promoted"],
-            r["first"]["frozen"],
-            r["first"]["eviction_hit_rate"],
+    no_run = {"seconds": "-", "memories_per_second": "-"}
+    rows = []
+    for r in results:
+        first, again = r["first"], r["again"] or no_run
+        rows.append((
+            r["cpus"], first["users"], first["memories"], first["seconds"], first["memories_per_second"],
+            again["seconds"], again["memories_per_second"], first["merged"], first["evicted"],
+            first["cleared"], first["promoted"], first["frozen"], first["eviction_hit_rate"],
             round(r["load_average_after"], 1),
-        )
-        for r in results
-    ]
+        ))  # fmt: skip
     widths = [max(len(str(v)) for v in column) for column in zip(COLUMNS, *rows, strict=True)]
     for row in (COLUMNS, *rows):
         print("  ".join(str(v).rjust(w) for v, w in zip(row, widths, strict=True)))
+    base = results[0]
     for r in results[1:]:
-        first, again = results[0], r
-        print(
-            f"speed-up {first['cpus']} → {r['cpus']} CPUs: "
-            f"{first['first']['seconds'] / again['first']['seconds']:.2f}× first run, "
-            f"{first['again']['seconds'] / again['again']['seconds']:.2f}× no-op rerun"
-        )
+        speedup = base["first"]["seconds"] / r["first"]["seconds"]
+        line = f"speed-up {base['cpus']} → {r['cpus']} CPUs: {speedup:.2f}×"
+        if base["again"] and r["again"]:
+            line += f" first run, {base['again']['seconds'] / r['again']['seconds']:.2f}× no-op rerun"
+        print(line)
 
 
 def main() -> None:
@@ -286,6 +277,7 @@ def main() -> None:
     parser.add_argument("--users", type=int, default=1000)
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--cpus", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--no-rerun", action="store_true", help="skip timing the second (no-op) run")
     parser.add_argument("--workdir", type=Path, help="keep data here (default: a temporary directory)")
     parser.add_argument("--out", type=Path, help="also write the figures as JSON")
     args = parser.parse_args()
@@ -297,7 +289,7 @@ def main() -> None:
     print(f"seeded {args.users} users × {args.items} = {memories} memories in {seconds:.0f}s")
     results = []
     for cpus in args.cpus:
-        results.append(run_once(template, workdir, cpus))
+        results.append(run_once(template, workdir, cpus, rerun=not args.no_rerun))
         results[-1]["load_average_after"] = os.getloadavg()[0]
     print_table(results)
     if args.out:
