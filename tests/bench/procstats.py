@@ -14,9 +14,11 @@ from pathlib import Path
 
 _PROC = Path("/proc")
 
-#: (cmdline prefix, role), first match wins; Ray names worker processes ``ray::<Class>.<method>``
+#: (cmdline prefix, role), first match wins. Ray titles a worker ``ray::<Class>.<method>``, and a named
+#: actor's worker ``ray::<name>:<Class>.__init__`` while it is being constructed.
 _ROLES = (
     ("ray::UserActor", "user actors"),
+    ("ray::user:", "user actors"),
     ("ray::EmbedderActor", "embedder"),
     ("ray::IndexActor", "index"),
     ("ray::ActorDirectory", "directory"),
