@@ -1,21 +1,41 @@
 """How milvus-lite's per-call cost grows with the tenant's partition: one user's filtered search (the recall's
-semantic route) and the listing of one user's ids (what an actor's activation reconciles), timed on each
-seeded tenant straight through ``MilvusIndex``, before the stack starts (nothing else is querying).
+semantic route) and the listing of one user's ids (what an actor's activation reconciles), timed straight
+through ``MilvusIndex`` while nothing else queries.
 
 milvus-lite evaluates filters and de-duplicates rows in Python over every row of the partitions it searches,
-so both grow with the partition's rows, not with the user's."""
+so both grow with the partition's rows, not with the user's. ``bench_service.py`` calls ``probe`` on its
+seeded tenants; run alone, this module builds synthetic partitions of the given sizes (random unit vectors,
+10k rows per user, 12.5% active like a full user) in a temporary data dir and probes each, which measures
+the 1M-row tenant of the issue without seeding SQL::
+
+    /work/venv/bin/python tests/bench/milvus_probe.py --sizes 10000,200000,1000000
+"""
 
 from __future__ import annotations
 
+import argparse
+import os
 import statistics
+import sys
+import tempfile
 import time
+import uuid
+from pathlib import Path
 
 import numpy as np
 
-from actors.store.milvus import MilvusIndex
-from schemas.enums import Layer
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from actors.store.filters import partition_name  # noqa: E402
+from actors.store.milvus import MilvusIndex  # noqa: E402
+from actors.store.milvus_server import MilvusLiteServer  # noqa: E402
+from schemas.enums import Layer  # noqa: E402
 
 ACTIVE = frozenset({Layer.WORKING, Layer.LONGTERM, Layer.CORE})
+COLLECTION = "hermes_memories"
+ROWS_PER_USER = 10_000
+ACTIVE_PER_USER = 1_250
+BATCH = 20_000
 
 
 def _median_seconds(repeats: int, call, *args, **kwargs) -> float:
@@ -47,3 +67,72 @@ def probe(uri: str, collection: str, partitions: dict[str, tuple[int, str]], rep
             }
         )
     return figures
+
+
+def _build(data_dir: Path, tenants: dict[str, tuple[int, str]]) -> None:
+    """One tenant per size, filled in-process (no gRPC) and flushed into segments."""
+    with MilvusLiteServer(data_dir) as server:  # the collection exactly as the service creates it
+        index = MilvusIndex(server.uri, COLLECTION, 384)
+        for tenant in tenants:
+            index.ensure_tenant(tenant)
+    from milvus_lite import MilvusLite
+
+    rng = np.random.default_rng(1)
+    database = MilvusLite(str(data_dir))
+    collection = database.get_collection(COLLECTION)
+    for tenant, (rows, _) in tenants.items():
+        for start in range(0, rows, BATCH):
+            vectors = rng.standard_normal((min(BATCH, rows - start), 384)).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            records = []
+            for offset, vector in enumerate(vectors):
+                user, position = divmod(start + offset, ROWS_PER_USER)
+                active = position < ACTIVE_PER_USER
+                records.append(
+                    {
+                        "memory_id": f"m_{uuid.uuid4().hex}",
+                        "user_id": f"u{user}",
+                        "layer": "longterm" if active else "archive",
+                        "state": "confirmed" if active else "archived",
+                        "vector": vector.tolist(),
+                    }
+                )
+            collection.insert(records, partition_name=partition_name(tenant))
+        print(f"  {tenant}: {rows:,} rows inserted", flush=True)
+    collection.flush()
+    database.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="milvus-lite search / ids latency by partition size")
+    parser.add_argument("--sizes", default="10000,200000,1000000", help="comma-separated partition rows")
+    parser.add_argument("--data-dir", type=Path, help="build here and keep it; reused when it exists")
+    args = parser.parse_args()
+    sizes = [int(size) for size in args.sizes.split(",")]
+    with tempfile.TemporaryDirectory(prefix="milvus-probe-") as scratch:
+        data_dir = args.data_dir or Path(scratch) / "milvus"
+        tenants = {f"p{rows}": (rows, "u0") for rows in sizes}
+        if not data_dir.exists():
+            started = time.perf_counter()
+            os.environ["MILVUS_LITE_MEMTABLE_MEMORY_LIMIT_BYTES"] = str(128 * 1024 * 1024)
+            _build(data_dir, tenants)
+            os.environ.pop("MILVUS_LITE_MEMTABLE_MEMORY_LIMIT_BYTES")  # then served as the stack serves it
+            print(f"built {sum(sizes):,} rows in {time.perf_counter() - started:.0f}s", flush=True)
+        server = MilvusLiteServer(data_dir)
+        started = time.perf_counter()
+        server.start(timeout=1800)  # a server recovering a million rows takes minutes to answer
+        try:
+            print(f"server up in {time.perf_counter() - started:.0f}s", flush=True)
+            for row in probe(server.uri, COLLECTION, tenants):
+                print(
+                    f"{row['rows']:>10,} rows: search {row['search_s'] * 1000:7.0f} ms, "
+                    f"one user's {row['user_rows']} ids {row['ids_s'] * 1000:7.0f} ms",
+                    flush=True,
+                )
+        finally:
+            server.stop(timeout=300)
+    print(f"load average {os.getloadavg()[0]:.1f} on {len(os.sched_getaffinity(0))} CPUs")
+
+
+if __name__ == "__main__":
+    main()
