@@ -23,7 +23,7 @@ _MEMORY = re.compile(MEMORY_ID_PATTERN)
 
 
 class InvalidIdentifier(ValueError):
-    """An identifier outside its safe alphabet; the message names the field, never echoes more than 64 chars."""
+    """An identifier outside its safe alphabet; the message names the field and echoes at most 64 chars."""
 
     def __init__(self, field: str, value: object):
         shown = repr(value)[:64]

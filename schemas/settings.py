@@ -70,7 +70,7 @@ class GatePolicy(BaseModel):
     positive_engagements_to_demote: int = 3
     archive_retention_days: int = 365
     stale_pending_days: int = Field(
-        30, ge=1, description="consolidation archives pending items idle this long and below the write threshold"
+        30, ge=1, description="consolidation archives pending items idle this long, below the write threshold"
     )
     compress_batch: int = Field(20, ge=2, description="oldest working items looked at per compression")
     top_k: int = Field(8, ge=1, le=100)
@@ -94,7 +94,7 @@ class HermesSettings(BaseSettings):
     actor_idle_seconds: float = 300.0
     ray_address: str = ""  # empty: start or join a local Ray
     namespace: str = "hermes"
-    #: spans also go to this JSON-lines file (local debugging, tests); OTEL_* variables pick the other exporters
+    #: spans also go to this JSON-lines file (local debugging, tests); OTEL_* variables pick other exporters
     trace_file: str = ""
     policy: GatePolicy = Field(default_factory=GatePolicy)
 
