@@ -163,8 +163,8 @@ _EN_OBJECT_END = re.compile(
 _ZH_OBJECT_END = re.compile(r"[，,。.!！?？;；:：(（]|因为|所以|但是|不过|而且|然后|的时候|之后|以后")
 _MARKER = re.compile(r"\[(?:REDACTED|FILTERED):")
 _PRONOUN_OBJECTS = frozenset(
-    """it that this them you him her how what when where why which those these everything anything something
-    nothing one ones there here yours mine myself yourself ya u""".split()
+    """it that this them you him her me us how what when where why which those these everything anything
+    something nothing one ones there here yours mine myself yourself ya u""".split()
 )
 #: words that say nothing on their own ("I'm keen on working" — working on what?)
 _VAGUE_WORDS = frozenset(
