@@ -57,7 +57,11 @@ class UserMemoryService(ServiceMaintenance):
         policy: GatePolicy,
         extractor: Extractor | None = None,
         clock: Callable[[], datetime] = utcnow,
+        repair_index: bool = True,
     ):
+        """``repair_index``: reconcile the vector index with SQL now (what an actor does as it activates);
+        a batch job visiting every user passes False and leaves drift to the reindex job — one Milvus query
+        per user was most of a no-op consolidation pass."""
         self.tenant_id = tenant_id
         self.user_id = user_id
         self.store = store
@@ -69,7 +73,8 @@ class UserMemoryService(ServiceMaintenance):
         self.engine = self._load()
         #: an index sync failed since the last reconcile: the next successful one reconciles
         self._index_behind = False
-        self.reconcile()
+        if repair_index:
+            self.reconcile()
 
     def _load(self) -> GateEngine:
         with span("sql.load_active"):

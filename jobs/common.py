@@ -206,6 +206,7 @@ class UserRunner:
             index=self.index,
             embedder=self.embedder,
             policy=self._policies[tenant_id],
+            repair_index=False,  # the pass syncs what it moves; drift is the reindex job's
         )
 
 
