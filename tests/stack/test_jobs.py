@@ -418,3 +418,35 @@ def test_group_features_never_reveal_a_cohort_smaller_than_the_minimum(http, sta
     assert "oolong" not in text.lower() and "ville" not in text
     listed = http.get("/v1/users/newbie/memories", headers={"X-API-Key": key}).json()
     assert listed["items"] == []  # seeded context, never the user's memory
+
+
+@pytest.mark.postgres
+def test_ray_data_reads_the_users_from_postgresql_with_bound_parameters(make_stack_settings, postgres_url):
+    import psycopg
+
+    from actors.store.sql import MemoryStore
+    from jobs.common import read_sql, users_with_items
+
+    database = f"hermes_jobs_{uuid.uuid4().hex[:8]}"
+    admin_url = postgres_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{database}"')
+    try:
+        settings = make_stack_settings(sql_url=postgres_url.rsplit("/", 1)[0] + f"/{database}")
+        store = MemoryStore.from_settings(settings)
+        store.create_schema()
+        for tenant in ("acme", "other"):
+            store.create_tenant(tenant)
+            seed(
+                store,
+                item(tenant, "ann", "I like tea", slot="preference.drink", value="tea"),
+                item(tenant, "bob", "old news", layer=Layer.ARCHIVE, state=State.ARCHIVED),
+            )
+        store.dispose()
+        every = read_sql(settings, users_with_items(["acme"])).take_all()
+        assert sorted((r["user_id"], r["items"]) for r in every) == [("ann", 1), ("bob", 0)]
+        archived = read_sql(settings, users_with_items(["acme"], holding="archived")).take_all()
+        assert [r["user_id"] for r in archived] == ["bob"]
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE "{database}" WITH (FORCE)')
