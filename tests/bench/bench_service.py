@@ -68,12 +68,14 @@ class Plan:
     churn_concurrency: int = 16
     churn_seconds: float = 120.0
     churn_write_share: float = 0.2
+    #: how long requests still in flight at a phase's deadline are awaited before they are abandoned
+    grace_seconds: float = 60.0
     zipf: float = 1.1
     pool: int = 3000
 
 
 QUICK = Plan(
-    users=6,
+    users=4,
     items=1500,
     churn_users=600,
     churn_items=5,
@@ -82,9 +84,10 @@ QUICK = Plan(
     levels=(1, 8),
     phase_seconds=6.0,
     phase_requests=200,
-    cold_sample=3,
+    cold_sample=2,
     churn_concurrency=4,
     churn_seconds=15.0,
+    grace_seconds=10.0,
     pool=300,
 )
 
@@ -163,7 +166,7 @@ def milvus_served(home: Path, say):
     from pymilvus import MilvusClient, MilvusException
 
     server = MilvusLiteServer(home / "milvus")
-    server.start(timeout=300)
+    server.start(timeout=1800)  # recovering a million rows takes minutes
     try:
         started = time.perf_counter()
         client = MilvusClient(uri=server.uri, timeout=300)
@@ -230,7 +233,11 @@ async def scenario_big(base_url: str, key: str, plan: Plan, report: Report, say)
             for op in ("recall", "write"):
                 make = getattr(load, op)
                 result = await loadgen.closed_loop(
-                    lambda make=make: make(rng.choice(users)), level, plan.phase_seconds, plan.phase_requests
+                    lambda make=make: make(rng.choice(users)),
+                    level,
+                    plan.phase_seconds,
+                    plan.phase_requests,
+                    plan.grace_seconds,
                 )
                 report.level(op, level, result)
                 say(report.last_level_line())
@@ -284,7 +291,9 @@ async def scenario_churn(base_url: str, key: str, plan: Plan, report: Report, sa
                     peak["memory"], peak["stats"] = snapshot, stats
 
         watcher = asyncio.create_task(watch())
-        result = await loadgen.closed_loop(next_request, plan.churn_concurrency, plan.churn_seconds, 10**9)
+        result = await loadgen.closed_loop(
+            next_request, plan.churn_concurrency, plan.churn_seconds, 10**9, plan.grace_seconds
+        )
         watcher.cancel()
         after = await load.stats()
     report.churn(plan, result, before, after, peak["live"])

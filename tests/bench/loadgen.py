@@ -76,6 +76,7 @@ class Sample:
 class RunResult:
     samples: list[Sample] = field(default_factory=list)
     elapsed: float = 0.0
+    unfinished: int = 0
 
     def of(self, op: str) -> list[Sample]:
         return [s for s in self.samples if s.op == op]
@@ -139,9 +140,15 @@ async def timed(request: Request) -> Sample:
 
 
 async def closed_loop(
-    next_request: Callable[[], Request], concurrency: int, seconds: float, max_requests: int
+    next_request: Callable[[], Request],
+    concurrency: int,
+    seconds: float,
+    max_requests: int,
+    grace: float | None = None,
 ) -> RunResult:
-    """Run until ``seconds`` passed or ``max_requests`` were sent; requests in flight are awaited."""
+    """Run until ``seconds`` passed or ``max_requests`` were sent. Requests in flight then are awaited for
+    at most ``grace`` seconds (None: as long as they take); those still running are abandoned and counted
+    in ``unfinished``, not in the latencies."""
     result = RunResult()
     budget = itertools.count()
     deadline = time.perf_counter() + seconds
@@ -151,7 +158,12 @@ async def closed_loop(
             result.samples.append(await timed(next_request()))
 
     started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    workers = [asyncio.create_task(worker()) for _ in range(concurrency)]
+    _, running = await asyncio.wait(workers, timeout=None if grace is None else seconds + grace)
+    for task in running:
+        task.cancel()
+    await asyncio.gather(*running, return_exceptions=True)
+    result.unfinished = len(running)  # a worker has at most one request in flight
     result.elapsed = time.perf_counter() - started
     return result
 

@@ -6,9 +6,13 @@ milvus-lite evaluates filters and de-duplicates rows in Python over every row of
 so both grow with the partition's rows, not with the user's. ``bench_service.py`` calls ``probe`` on its
 seeded tenants; run alone, this module builds synthetic partitions of the given sizes (random unit vectors,
 10k rows per user, 12.5% active like a full user) in a temporary data dir and probes each, which measures
-the 1M-row tenant of the issue without seeding SQL::
+larger tenants than the service benchmark seeds, without seeding SQL::
 
-    /work/venv/bin/python tests/bench/milvus_probe.py --sizes 10000,200000,1000000
+    /work/venv/bin/python tests/bench/milvus_probe.py --sizes 10000,100000,200000
+
+A million rows (the issue's 100 users × 10k) did not fit on the 24 GB machine: restarted on them, the
+server passed 10 GB resident within a minute, still loading (a watchdog stopped it there); with 1.21M rows
+it reached 18.9 GB and the kernel's OOM killer ended it. At 310k rows it came up in 5 s at 2.0 GB.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from actors.store.filters import partition_name  # noqa: E402
 from actors.store.milvus import MilvusIndex  # noqa: E402
 from actors.store.milvus_server import MilvusLiteServer  # noqa: E402
 from schemas.enums import Layer  # noqa: E402
+from tests.bench import procstats  # noqa: E402
 
 ACTIVE = frozenset({Layer.WORKING, Layer.LONGTERM, Layer.CORE})
 COLLECTION = "hermes_memories"
@@ -105,7 +110,7 @@ def _build(data_dir: Path, tenants: dict[str, tuple[int, str]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="milvus-lite search / ids latency by partition size")
-    parser.add_argument("--sizes", default="10000,200000,1000000", help="comma-separated partition rows")
+    parser.add_argument("--sizes", default="10000,100000,200000", help="comma-separated partition rows")
     parser.add_argument("--data-dir", type=Path, help="build here and keep it; reused when it exists")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
@@ -122,7 +127,12 @@ def main() -> None:
         started = time.perf_counter()
         server.start(timeout=1800)  # a server recovering a million rows takes minutes to answer
         try:
-            print(f"server up in {time.perf_counter() - started:.0f}s", flush=True)
+            resident = procstats.memory_by_role().get("milvus-lite")
+            print(
+                f"server up in {time.perf_counter() - started:.0f}s, "
+                f"{resident.rss_mb if resident else 0:.0f} MB resident",
+                flush=True,
+            )
             for row in probe(server.uri, COLLECTION, tenants):
                 print(
                     f"{row['rows']:>10,} rows: search {row['search_s'] * 1000:7.0f} ms, "

@@ -61,6 +61,7 @@ class Report:
                 "op": op,
                 "concurrency": concurrency,
                 **figures,
+                "unfinished": result.unfinished,
                 "seconds": result.elapsed,
                 "rps": ok / result.elapsed if result.elapsed else 0.0,
             }
@@ -70,6 +71,7 @@ class Report:
         row = self.levels[-1]
         return (
             f"  {row['op']:6} c={row['concurrency']:<3} n={row['n']:<5} err={row['errors']:<3} "
+            f"cut={row['unfinished']:<3} "
             f"p50={_ms(row['p50_s'])}ms p95={_ms(row['p95_s'])}ms {row['rps']:.1f} req/s"
         )
 
@@ -92,6 +94,7 @@ class Report:
             "seconds": seconds,
             "requests": len(result.samples),
             "errors": result.errors,
+            "unfinished": result.unfinished,
             "rps": ok / seconds if seconds else 0.0,
             "recall": _latency(result.of("recall")),
             "write": _latency(result.of("write")),
@@ -120,13 +123,14 @@ class Report:
         ]
         out.append(
             _rows(
-                ["op", "conc", "n", "err", "p50 ms", "p95 ms", "req/s"],
+                ["op", "conc", "n", "err", "cut", "p50 ms", "p95 ms", "req/s"],
                 [
                     [
                         r["op"],
                         r["concurrency"],
                         r["n"],
                         r["errors"],
+                        r["unfinished"],
                         _ms(r["p50_s"]),
                         _ms(r["p95_s"]),
                         f"{r['rps']:.1f}",
@@ -157,6 +161,7 @@ class Report:
                     [
                         "requests",
                         "errors",
+                        "cut",
                         "req/s",
                         "recall p50/p95 ms",
                         "write p50/p95 ms",
@@ -169,6 +174,7 @@ class Report:
                         [
                             c["requests"],
                             c["errors"],
+                            c["unfinished"],
                             f"{c['rps']:.1f}",
                             f"{_ms(c['recall']['p50_s'])}/{_ms(c['recall']['p95_s'])}",
                             f"{_ms(c['write']['p50_s'])}/{_ms(c['write']['p95_s'])}",
@@ -226,6 +232,9 @@ class Report:
         )
         out.append("")
         out.extend(self.notes)
+        out.append(
+            "cut: requests still in flight when a phase's grace period ended, abandoned (not in latencies)"
+        )
         out.append(f"measured: {self.code}")
         start, end = self.loadavg_start, self.loadavg_end or self.loadavg_start
         out.append(
