@@ -71,11 +71,13 @@ class MemoryStore(JobRecords):
         return cls(settings.resolved_sql_url(), default_policy=settings.policy)
 
     def create_schema(self) -> None:
+        # alembic is slow to import: import it before taking the write lock, not while holding it (on a
+        # loaded machine the import alone kept concurrent starters waiting past the busy timeout)
+        from actors.store.migrations import upgrade_to_head
+
         with translated_errors("create_schema"), self._engine.connect() as connection:
             connection = connection.execution_options(**{WRITE_OPTION: True})
             with connection.begin():
-                from actors.store.migrations import upgrade_to_head  # alembic is slow to import
-
                 upgrade_to_head(connection)
 
     def dispose(self) -> None:

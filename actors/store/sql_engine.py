@@ -75,9 +75,10 @@ def _configure_sqlite(engine: Engine, *, wal: bool) -> None:
         dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself (see _on_begin)
         cursor = dbapi_connection.cursor()
         try:
+            # the busy timeout first: switching a new file to WAL waits for other openers' locks too
+            cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
             if wal:
                 cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
             cursor.execute("PRAGMA foreign_keys=ON")
             # forgotten content must not linger in free space of the file (SPEC §9: erasure)
             cursor.execute("PRAGMA secure_delete=ON")
