@@ -3,7 +3,7 @@ that lets a question about cooking reach the allergy slot however cold it is.
 """
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -28,11 +28,42 @@ def _jieba():
 
 
 def tokenize(text: str) -> list[str]:
-    lowered = text.casefold()
-    tokens = [t for t in _LATIN.findall(lowered) if t not in _STOPWORDS]
+    return list(_tokens(text))
+
+
+_SUFFIXES = (
+    ("ies", "y"),
+    ("ied", "y"),
+    ("ing", ""),
+    ("ed", ""),
+    ("es", ""),
+    ("ly", ""),
+    ("s", ""),
+    ("e", ""),
+)
+_DOUBLED = re.compile(r"([bdgmnprt])\1$")
+
+
+def stem(word: str) -> str:
+    """A light English stemmer, so "painted", "painting" and "paints" meet "paint" (and "Melanie's" meets
+    "Melanie"): one suffix off a word of four letters or more, a doubled final consonant undoubled."""
+    word = word.removesuffix("'s")
+    if len(word) < 4 or not word.isalpha():
+        return word
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 3:
+            return _DOUBLED.sub(r"\1", word[: -len(suffix)] + replacement)
+    return word
+
+
+@lru_cache(maxsize=65536)
+def _tokens(text: str) -> tuple[str, ...]:
+    """Cached: recall tokenizes every candidate memory on every query."""
+    lowered = text.casefold().replace("’", "'")
+    tokens = [stem(t) for t in _LATIN.findall(lowered) if t not in _STOPWORDS]
     for run in _CJK.findall(lowered):
         tokens.extend(w for w in _jieba().lcut(run) if w.strip() and w not in _CJK_STOPWORDS)
-    return tokens
+    return tuple(tokens)
 
 
 class BM25:
@@ -144,3 +175,19 @@ def query_slots(query: str) -> frozenset[str]:
         if any((cue in words) if cue.isascii() else (cue in lowered) for cue in cues):
             found.update(slots)
     return frozenset(found)
+
+
+_PAST_QUERY = re.compile(
+    r"\b(?:when|what|where|who|how|why|which)\b[^?]*?\b(?:did|was|were|had|has|have)\b|"
+    r"^(?:did|was|were|had|has|have)\b|"
+    r"\b(?:ago|ever|used to|last (?:time|week|weekend|month|year|summer|winter|spring|fall)|first time|"
+    r"before|earlier|previously|back then|in (?:19|20)\d\d)\b|"
+    r"什么时候|啥时候|哪天|上次|上回|以前|之前|曾经|去年|前年|当时|那时|过吗|了吗",
+    re.IGNORECASE,
+)
+
+
+def asks_about_the_past(query: str) -> bool:
+    """Whether a question asks what happened ("When did Ana move?", "我上次说过什么？") rather than how things
+    stand now: for such a question an older memory is not a staler one."""
+    return bool(_PAST_QUERY.search(query))

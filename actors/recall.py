@@ -1,12 +1,27 @@
 """Multi-route recall inside one user's scope, fused into one ranking (SPEC §7).
 
-Routes: semantic (Milvus, inside the tenant partition, filtered by user), keyword (BM25 over the user's
-active items; Chinese segmented with jieba), profile slot (a query about food pulls the allergy slot first,
-so a cold but vital fact is never crowded out), recency, and the archive (penalised, restorable).
+Routes, each a ranked list of the user's memories:
 
-Fusion: ``relevance`` blends the semantic and keyword routes (rank-normalised: embedding scores bunch in a
-narrow band, so they are ranked, not thresholded), then
-``total = w_sem·relevance + w_time·time_decay + w_imp·importance``, × frozen boost, × negative weight.
+* **semantic** — Milvus, inside the tenant's partition, filtered by user, over the active layers;
+* **keyword** — BM25 over the active items (Chinese segmented with jieba);
+* **archive** — the same two routes over archived items, searched when the active routes are weak
+  (fewer than ``k`` active hits that both routes back); archived hits are penalised and restorable;
+* **slot** — a query about food pulls the allergy and diet slots whatever their rank, so a cold but vital
+  fact is never crowded out;
+* **relation** — entities the query names, followed one or two hops through the memories that link them
+  (``actors.relations``);
+* **recency** and **importance** — the newest working items and the most important long-term ones, so
+  that a vague query still sees what is current and what matters.
+
+Fusion. Each ranked route turns a rank into a score ``1 / (1 + rank / RANK_SCALE)`` — embedding scores
+bunch in a narrow band and BM25 scores are unbounded, so ranks are what compare across routes and queries.
+``relevance`` blends the semantic and keyword route scores (an item high on both beats one high on
+either), lifted to a floor by the slot route and to a hop-dependent level by the relation route. Then
+``total = w_sem·relevance + w_time·time_decay + w_imp·importance`` (``GatePolicy.fusion``: 0.55 / 0.25 /
+0.20), × the frozen boost (1.3), × the negative weight (1.2 while fresh), × the archive penalty.
+
+Near-duplicates (same content hash, or embeddings at or above the near-duplicate similarity) keep only
+their best-ranked hit; hits whose memories contradict each other are flagged, not resolved.
 """
 
 from __future__ import annotations
@@ -16,9 +31,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from actors.errors import NotFound
-from actors.keywords import BM25, query_slots, tokenize
+from actors.gate import same_words
+from actors.keywords import BM25, asks_about_the_past, query_slots, tokenize
 from actors.memory import MemoryItem
+from actors.relations import EntityGraph
+from actors.store.vectors import VectorHit
 from actors.tracing import span
 from actors.valuation import days_between, negative_weight
 from schemas import api
@@ -28,9 +45,23 @@ if TYPE_CHECKING:
     from actors.service import UserMemoryService
 
 ACTIVE_LAYERS = frozenset({Layer.WORKING, Layer.LONGTERM, Layer.CORE})
+ARCHIVE_LAYERS = frozenset({Layer.ARCHIVE})
 ARCHIVE_PENALTY = 0.85
+#: a route's rank r scores 1 / (1 + r / RANK_SCALE): the top few ranks stay well apart
+RANK_SCALE = 3.0
+#: share of the keyword route in relevance (the rest is the semantic route)
+KEYWORD_SHARE = 0.5
+#: active recall is weak when fewer than k active hits have a relevance above this (a top semantic rank
+#: alone gives 0.5: a strong hit is backed by both routes)
+STRONG_RELEVANCE = 0.5
 SLOT_RELEVANCE_FLOOR = 0.8
-KEYWORD_SHARE = 0.35
+HOP_RELEVANCE = {1: 0.5, 2: 0.3}
+RECENT_COUNT = 3
+IMPORTANT_COUNT = 3
+
+
+def rank_score(rank: int) -> float:
+    return 1.0 / (1.0 + rank / RANK_SCALE)
 
 
 @dataclass
@@ -39,7 +70,12 @@ class _Candidate:
     semantic: float = 0.0
     keyword: float = 0.0
     slot: float = 0.0
+    relation: float = 0.0
     routes: list[str] = field(default_factory=list)
+
+    def note(self, route: str) -> None:
+        if route not in self.routes:
+            self.routes.append(route)
 
 
 class RecallEngine:
@@ -47,95 +83,126 @@ class RecallEngine:
         self.service = service
         self.policy = service.policy
         self.now = service.clock()
+        self.pool: dict[str, _Candidate] = {}
+        self.past = False
 
     def recall(self, req: api.RecallRequest, query_vector: np.ndarray) -> list[api.RecallHit]:
-        pool: dict[str, _Candidate] = {}
         depth = max(4 * req.k, 40)
-        self._semantic(pool, query_vector, depth, ACTIVE_LAYERS, "semantic")
-        if req.include_archive:
-            self._semantic(pool, query_vector, req.k * 2, frozenset({Layer.ARCHIVE}), "archive")
-        self._keyword(pool, req.query, depth)
-        self._slots(pool, req.query)
-        self._recency(pool)
-        ranked = sorted((self._score(c) for c in pool.values()), key=lambda h: -h.score.total)
-        return self._flag_contradictions(self._dedup(ranked)[: req.k])
+        self.past = asks_about_the_past(req.query)
+        active = self.service.engine.active()
+        terms = tokenize(req.query)
+        layers = ACTIVE_LAYERS | (ARCHIVE_LAYERS if req.include_archive else frozenset())
+        semantic = self._semantic(query_vector, depth * (2 if req.include_archive else 1), layers)
+        self._ranked("semantic", [h.memory_id for h in semantic if h.layer is not Layer.ARCHIVE][:depth])
+        self._ranked("keyword", self._keyword(active, terms, depth))
+        strong = [c for c in self.pool.values() if self._relevance(c) > STRONG_RELEVANCE]
+        if req.include_archive and len(strong) < req.k:
+            # weak active recall: rank the archive together with the active items, so an archived hit
+            # competes on the same rank scale instead of on a separate list of its own
+            archived = self._archived()
+            for c in self.pool.values():
+                c.semantic = c.keyword = 0.0
+            self._ranked("semantic", [h.memory_id for h in semantic][:depth], archived)
+            self._ranked("keyword", self._keyword(active + list(archived.values()), terms, depth), archived)
+        self._slots(active, req.query)
+        self._relations(active, req.query)
+        self._recency(active)
+        scored = sorted(
+            ((self._total(c), c) for c in self.pool.values()), key=lambda t: (-t[0][0], t[1].item.memory_id)
+        )
+        return self._flag_contradictions(self._dedup(scored, req.k))
 
     # ------------------------------------------------------------------ routes
 
-    def _semantic(self, pool, vector, depth, layers, route) -> None:
+    def _semantic(self, vector: np.ndarray, depth: int, layers: frozenset[Layer]) -> list[VectorHit]:
         service = self.service
-        with span("milvus.search", route=route, k=depth):
-            hits = service.index.search(service.tenant_id, service.user_id, vector, depth, layers=layers)
-        if not hits:
-            return
-        scores = np.array([h.score for h in hits])
-        low, high = float(scores.min()), float(scores.max())
-        for hit in hits:
-            item = self._live(hit.memory_id, archived_ok=route == "archive")
-            if item is None:
-                continue  # the index may lag SQL: SQL decides what exists
-            normalized = 1.0 if high - low < 1e-9 else (hit.score - low) / (high - low)
-            entry = pool.setdefault(item.memory_id, _Candidate(item))
-            entry.semantic = max(entry.semantic, normalized)
-            entry.routes.append(route)
+        with span("milvus.search", layers=",".join(sorted(layers)), k=depth):
+            return service.index.search(service.tenant_id, service.user_id, vector, depth, layers=layers)
 
-    def _keyword(self, pool, query: str, depth: int) -> None:
-        items = self.service.engine.active()
-        terms = tokenize(query)
+    def _keyword(self, items: list[MemoryItem], terms: list[str], depth: int) -> list[str]:
         if not items or not terms:
-            return
+            return []
         with span("recall.keyword", docs=len(items)):
             scores = BM25([tokenize(i.content) for i in items]).scores(terms)
-        best = float(scores.max()) if len(scores) else 0.0
-        if best <= 0:
-            return
-        for index in np.argsort(-scores)[:depth]:
-            if scores[index] <= 0:
-                break
-            entry = pool.setdefault(items[index].memory_id, _Candidate(items[index]))
-            entry.keyword = float(scores[index]) / best
-            entry.routes.append("keyword")
+        return [items[i].memory_id for i in np.argsort(-scores, kind="stable")[:depth] if scores[i] > 0]
 
-    def _slots(self, pool, query: str) -> None:
+    def _ranked(self, route: str, ranked: list[str], archived: dict[str, MemoryItem] | None = None) -> None:
+        """Add a ranked route's hits (memory ids, best first) to the pool, scored by rank."""
+        for rank, memory_id in enumerate(ranked):
+            item = self._live(memory_id, archived)
+            if item is None:
+                continue  # the index may lag SQL: SQL decides what exists
+            entry = self.pool.setdefault(memory_id, _Candidate(item))
+            if route == "semantic":
+                entry.semantic = max(entry.semantic, rank_score(rank))
+            else:
+                entry.keyword = max(entry.keyword, rank_score(rank))
+            entry.note(route)
+            if item.state is State.ARCHIVED:
+                entry.note("archive")
+
+    def _archived(self) -> dict[str, MemoryItem]:
+        with span("sql.archived"):
+            return {i.memory_id: i for i in self.service.archived_items()}
+
+    def _slots(self, active: list[MemoryItem], query: str) -> None:
         wanted = query_slots(query)
-        if not wanted:
-            return
-        for item in self.service.engine.active():
-            if item.slot in wanted:
-                entry = pool.setdefault(item.memory_id, _Candidate(item))
+        for item in active:
+            if wanted and item.slot in wanted:
+                entry = self.pool.setdefault(item.memory_id, _Candidate(item))
                 entry.slot = 1.0
-                entry.routes.append("slot")
+                entry.note("slot")
 
-    def _recency(self, pool, count: int = 3) -> None:
-        recent = sorted(self.service.engine.active(Layer.WORKING), key=lambda i: i.created_at)[-count:]
-        for item in recent:
-            pool.setdefault(item.memory_id, _Candidate(item)).routes.append("recency")
+    def _relations(self, active: list[MemoryItem], query: str) -> None:
+        graph = EntityGraph.from_items(active)
+        by_id = {i.memory_id: i for i in active}
+        named = graph.entities_in(query)
+        for memory_id, hop in graph.hops(named).items():
+            entry = self.pool.setdefault(memory_id, _Candidate(by_id[memory_id]))
+            entry.relation = max(entry.relation, HOP_RELEVANCE[hop])
+            entry.note(f"relation_hop{hop}")
 
-    def _live(self, memory_id: str, *, archived_ok: bool) -> MemoryItem | None:
+    def _recency(self, active: list[MemoryItem]) -> None:
+        working = [i for i in active if i.layer is Layer.WORKING]
+        longterm = [i for i in active if i.layer is not Layer.WORKING]
+        for route, chosen in (
+            ("recency", sorted(working, key=lambda i: (i.created_at, i.memory_id))[-RECENT_COUNT:]),
+            ("importance", sorted(longterm, key=lambda i: (i.importance, i.memory_id))[-IMPORTANT_COUNT:]),
+        ):
+            for item in chosen:
+                self.pool.setdefault(item.memory_id, _Candidate(item)).note(route)
+
+    def _live(self, memory_id: str, archived: dict[str, MemoryItem] | None) -> MemoryItem | None:
         item = self.service.engine.items.get(memory_id)
-        if item is not None:
-            return item if item.is_active else None
-        if not archived_ok:
-            return None
-        try:
-            item = self.service.store.get_item(self.service.tenant_id, self.service.user_id, memory_id)
-        except NotFound:
-            return None
-        return item if item.state is State.ARCHIVED else None
+        if item is not None and item.is_active:
+            return item
+        found = (archived or {}).get(memory_id)
+        return found if found is not None and found.state is State.ARCHIVED else None
 
     # ------------------------------------------------------------------ fusion
 
-    def _score(self, c: _Candidate) -> api.RecallHit:
-        weights = self.policy.fusion
-        item = c.item
+    @staticmethod
+    def _relevance(c: _Candidate) -> float:
         relevance = (1 - KEYWORD_SHARE) * c.semantic + KEYWORD_SHARE * c.keyword
         if c.slot:
-            relevance = max(relevance, SLOT_RELEVANCE_FLOOR + 0.2 * relevance)
-        time_decay = self.policy.decay.factor(item.kind) ** days_between(item.last_accessed_at, self.now)
-        if item.is_frozen:
-            time_decay = 1.0
-        base = (
-            weights.semantic * relevance
+            relevance = max(relevance, SLOT_RELEVANCE_FLOOR + (1 - SLOT_RELEVANCE_FLOOR) * relevance)
+        return max(relevance, c.relation)
+
+    def _time_decay(self, item: MemoryItem) -> float:
+        """The decay curve of SPEC §3: the item's kind's factor per day since its last access (frozen items
+        do not decay). A question about the past ("When did Ana move?") is neutral: there an older memory
+        is not a staler one."""
+        if item.is_frozen or self.past:
+            return 1.0
+        return self.policy.decay.factor(item.kind) ** days_between(item.last_accessed_at, self.now)
+
+    def _total(self, c: _Candidate) -> tuple[float, float, dict[str, float]]:
+        """(total, time decay, boosts) of a candidate."""
+        weights = self.policy.fusion
+        item = c.item
+        time_decay = self._time_decay(item)
+        total = (
+            weights.semantic * self._relevance(c)
             + weights.time_decay * time_decay
             + weights.importance * item.importance
         )
@@ -147,37 +214,51 @@ class RecallEngine:
             boosts["negative"] = negative
         if item.state is State.ARCHIVED:
             boosts["archive"] = ARCHIVE_PENALTY
-        total = base
         for factor in boosts.values():
             total *= factor
+        return total, time_decay, boosts
+
+    def _hit(self, scored: tuple[float, float, dict[str, float]], c: _Candidate) -> api.RecallHit:
+        total, time_decay, boosts = scored
         breakdown = api.ScoreBreakdown(
             semantic=round(c.semantic, 4),
             time_decay=round(time_decay, 4),
-            importance=round(item.importance, 4),
+            importance=round(c.item.importance, 4),
             keyword=round(c.keyword, 4),
             slot=c.slot,
+            relation=round(c.relation, 4),
+            relevance=round(self._relevance(c), 4),
             boosts=boosts,
             total=round(total, 6),
         )
-        return api.RecallHit(
-            memory=api.MemoryOut.from_item(item), score=breakdown, routes=sorted(set(c.routes))
-        )
+        return api.RecallHit(memory=api.MemoryOut.from_item(c.item), score=breakdown, routes=sorted(c.routes))
 
-    def _dedup(self, ranked: list[api.RecallHit]) -> list[api.RecallHit]:
-        kept: list[api.RecallHit] = []
-        vectors: list[np.ndarray] = []
-        threshold = self.policy.near_duplicate_similarity
-        for hit in ranked:
-            item = self.service.item(hit.memory.memory_id)
-            vector = None if item.embedding is None else np.frombuffer(item.embedding, dtype=np.float32)
-            if any(k.memory.content_hash == hit.memory.content_hash for k in kept):
-                continue
-            if vector is not None and any(float(v @ vector) >= threshold for v in vectors):
-                continue
-            kept.append(hit)
-            if vector is not None:
-                vectors.append(vector)
-        return kept
+    def _dedup(self, scored: list[tuple[tuple, _Candidate]], k: int) -> list[api.RecallHit]:
+        """The best k, skipping what repeats a better hit (same content hash, or embeddings at or above the
+        near-duplicate similarity)."""
+        kept: list[_Candidate] = []
+        hits: list[api.RecallHit] = []
+        for totals, c in scored:
+            if len(hits) == k:
+                break
+            if not any(self._repeats(c.item, better.item) for better in kept):
+                kept.append(c)
+                hits.append(self._hit(totals, c))
+        return hits
+
+    def _repeats(self, item: MemoryItem, better: MemoryItem) -> bool:
+        """The gate's notion of a restatement: same content hash, or a near-duplicate embedding that also
+        says it in mostly the same words."""
+        if item.content_hash == better.content_hash:
+            return True
+        if item.embedding is None or better.embedding is None:
+            return False
+        similarity = float(
+            np.frombuffer(item.embedding, np.float32) @ np.frombuffer(better.embedding, np.float32)
+        )
+        return similarity >= self.policy.near_duplicate_similarity and same_words(
+            item.content, better.content
+        )
 
     def _flag_contradictions(self, hits: list[api.RecallHit]) -> list[api.RecallHit]:
         for hit in hits:

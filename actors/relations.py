@@ -116,12 +116,18 @@ def _posseg():
 
 @lru_cache(maxsize=65536)
 def capitalised_names(text: str) -> tuple[tuple[str, bool], ...]:
-    """Capitalised word runs with whether each stands mid-sentence (a stronger sign of a name)."""
+    """Capitalised word runs with whether each stands mid-sentence (a stronger sign of a name). The first
+    word of a sentence-initial run stands alone ("Our Atlas" is "Our" and "Atlas")."""
     found = []
     for m in _CAPITALISED.finditer(text):
-        words = [w for w in re.split(r"[ -]", m.group()) if w not in _NOT_NAMES]
+        words = re.split(r"[ -]", m.group())
+        if _SENTENCE_START.search(text[: m.start()]):
+            if words[0] not in _NOT_NAMES:
+                found.append((words[0], False))
+            words = words[1:]
+        words = [w for w in words if w not in _NOT_NAMES]
         if words:
-            found.append((" ".join(words), not _SENTENCE_START.search(text[: m.start()])))
+            found.append((" ".join(words), True))
     return tuple(found)
 
 
@@ -194,7 +200,7 @@ class EntityGraph:
         ]
         keys += [self._add(n, mid) for n in chinese_names(item.content)]
         for m in _ATTRIBUTE.finditer(item.content):
-            entity = m["entity"] or m["entity_zh"]
+            entity = m["entity_zh"] or (capitalised_names(m["entity"]) or ((m["entity"], True),))[-1][0]
             key = self._add(entity, mid)
             self._link(key, m["attr"] or m["attr_zh"], (m["value"] or m["value_zh"]).strip(), mid)
         distinct = list(dict.fromkeys(keys))

@@ -33,6 +33,8 @@ from schemas.enums import AlertStatus, Layer, State
 from schemas.settings import GatePolicy
 
 log = logging.getLogger(__name__)
+#: most archived items the archive recall route reads (newest first)
+ARCHIVE_RECALL_LIMIT = 5000
 
 
 def cleaned_text(text: str) -> Neutralized:
@@ -260,7 +262,8 @@ class UserMemoryService(ServiceMaintenance):
     def recall(self, req: api.RecallRequest) -> api.RecallResponse:
         query_vector = self._embed_query(req.query)
         hits = RecallEngine(self).recall(req, query_vector)
-        self._commit(self.engine.record_access(h.memory.memory_id for h in hits))
+        # access heat changes no layer or state: nothing for the vector index
+        self._commit(self.engine.record_access(h.memory.memory_id for h in hits), index_items=())
         return api.RecallResponse(query=req.query, hits=hits)
 
     def _embed_query(self, query: str) -> np.ndarray:
@@ -402,6 +405,10 @@ class UserMemoryService(ServiceMaintenance):
         if stray:
             self.index.delete(self.tenant_id, stray)
         return len(missing) + len(stray)
+
+    def archived_items(self) -> list[MemoryItem]:
+        """The user's archive, for the archive recall route (bounded by the retention window)."""
+        return self.store.find_archived(self.tenant_id, self.user_id, limit=ARCHIVE_RECALL_LIMIT)
 
     def item(self, memory_id: str) -> MemoryItem:
         """An item this user owns: active from memory, anything else from SQL."""

@@ -211,6 +211,10 @@ class ScoreBreakdown(BaseModel):
     importance: float
     keyword: float = 0.0
     slot: float = 0.0
+    #: hop level when reached through the relation route (hop 1 > hop 2)
+    relation: float = 0.0
+    #: the blended route scores that enter the fusion as its semantic term
+    relevance: float = 0.0
     boosts: dict[str, float] = Field(default_factory=dict)
     total: float
 

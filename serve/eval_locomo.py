@@ -24,7 +24,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -186,31 +186,36 @@ def write_rankings(
     return lines
 
 
+def _print(message: str) -> None:
+    print(message, flush=True)
+
+
+def _rankers(systems: list[str], embedder: Embedder, stack: ExitStack, settings: HermesSettings) -> dict:
+    rankers: dict = {"bm25": BM25Baseline(), "dense": DenseBaseline(embedder)}
+    if "memory" in systems:  # only the memory system needs SQL and Milvus
+        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hermes-locomo-")))
+        store, index = stack.enter_context(memory_backend(workdir, settings))
+        rankers["memory"] = MemorySystem(store, index, embedder, GatePolicy())
+    return rankers
+
+
 def run(
     data: Path,
     out: Path,
     k: int = 50,
     systems: list[str] | None = None,
     settings: HermesSettings | None = None,
-    log: Callable[[str], None] = print,
+    log: Callable[[str], None] = _print,
 ) -> dict:
     """Rank every question with each system, write the rankings, and return the figures (empty without
     evidence in the file)."""
     systems = systems or ["memory"]
-    settings = settings or HermesSettings()
     conversations = load_conversations(data)
     embedder = CachingEmbedder(E5Embedder())
     graded = load_evidence(data)
     figures = {}
-    with (
-        tempfile.TemporaryDirectory(prefix="hermes-locomo-") as tmp,
-        memory_backend(Path(tmp), settings) as (store, index),
-    ):
-        rankers = {
-            "memory": MemorySystem(store, index, embedder, GatePolicy()),
-            "bm25": BM25Baseline(),
-            "dense": DenseBaseline(embedder),
-        }
+    with ExitStack() as stack:
+        rankers = _rankers(systems, embedder, stack, settings or HermesSettings())
         for system in systems:
             started = time.monotonic()
             rankings = []
