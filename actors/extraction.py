@@ -9,8 +9,9 @@ Pipeline for one turn:
 3. small talk ("hi", "thanks", 哈哈) and questions give nothing;
 4. each sentence is cut into clauses (``extraction_segments``) and every clause goes through the rule books
    (``extraction_{en,zh}_{facts,tastes}``) — declared facts, style, temporary states, tastes, plans, lessons;
-5. a first-person, informative clause that no rule reads becomes a low-value EVENT/FACT with no slot, so
-   ordinary conversation ("I went to a support group yesterday") is remembered too, below the threshold;
+5. an informative clause that no rule reads becomes a low-value EVENT/FACT with no slot, so ordinary
+   conversation ("I went to a support group yesterday", "Luna and Oliver are so sweet and playful") is
+   remembered too, below the threshold;
 6. sentence markers adjust each finding: hedges lower confidence (and cancel corrections), corrections and
    change verbs set ``is_correction``, "remember this" forces the write.
 """
@@ -56,6 +57,9 @@ HEDGE_CONFIDENCE_FACTOR = 0.6
 FORCED_IMPORTANCE = 0.9
 GENERIC_IMPORTANCE = 0.35
 GENERIC_CONFIDENCE = 0.6
+#: content words an unruled clause needs to be remembered, with and without a first-person word
+GENERIC_MIN_WORDS_FIRST_PERSON = 3
+GENERIC_MIN_WORDS = 4
 
 _SMALL_TALK = re.compile(
     r"^(?:(?:hi|hello|hey|yo|thanks|thank you|thx|ty|ok|okay|k|sure|cool|great|nice|lol|lmao|haha+|hehe|bye|"
@@ -73,6 +77,12 @@ _REQUEST = re.compile(
     r"^(?:please|pls|help|tell|give|show|write|make|find|recommend|suggest|explain|translate|list|let's|"
     r"summari[sz]e|can|could|would|will|remind|check|look|search|book|order|send|create|draft|compose|fix|"
     r"imagine)\b|^(?:帮我|请|给我|你|麻烦|能不能|可以|能否|能帮|替我|告诉我|推荐)",
+    re.IGNORECASE,
+)
+_WISH = re.compile(
+    r"^(?:take care|enjoy|have (?:a|an|fun)|good luck|best of luck|keep (?:it up|going|up)|congrat\w*|"
+    r"wishing|happy (?:birthday|holidays|new year)|hang in there|stay (?:safe|strong)|see you)\b|"
+    r"^(?:保重|祝你|祝您|加油|玩得开心|生日快乐|新年快乐)",
     re.IGNORECASE,
 )
 _PAST = re.compile(
@@ -153,13 +163,16 @@ def _contrast(sentence: Sentence) -> Finding | None:
 
 
 def _generic(clause: Clause) -> Finding | None:
-    """Ordinary first-person content no rule reads: remembered, but as a low-value point."""
+    """Ordinary content no rule reads: remembered, but as a low-value point. What the user says of
+    themselves needs three content words; what they tell of the world around them ("Luna and Oliver are so
+    sweet and playful") needs more, and wishes ("Take care and enjoy the rest of your day") give nothing."""
     probe = clause.probe
-    if is_small_talk(probe) or _REQUEST.match(probe) or not _FIRST_PERSON.search(probe):
+    if is_small_talk(probe) or _REQUEST.match(probe) or _WISH.match(probe):
         return None
     units = content_units(probe)
     cjk = sum(1 for u in units if "\u3400" <= u[0] <= "\u9fff")
-    if (len(units) - cjk) + cjk / 2 < 3:
+    needed = GENERIC_MIN_WORDS_FIRST_PERSON if _FIRST_PERSON.search(probe) else GENERIC_MIN_WORDS
+    if (len(units) - cjk) + cjk / 2 < needed:
         return None
     kind = Kind.EVENT if _PAST.search(probe) else Kind.FACT
     return Finding(

@@ -46,7 +46,10 @@ if TYPE_CHECKING:
 
 ACTIVE_LAYERS = frozenset({Layer.WORKING, Layer.LONGTERM, Layer.CORE})
 ARCHIVE_LAYERS = frozenset({Layer.ARCHIVE})
-ARCHIVE_PENALTY = 0.85
+#: archived hits enter only when active recall is weak; there a mild penalty is all they need: on the LoCoMo
+#: dev file (most episodic turns end up archived under the default capacities) 0.85 cost 0.03 recall@10
+#: against 0.95, and 0.95 keeps an active item ahead of an archived one that ranks the same
+ARCHIVE_PENALTY = 0.95
 #: a route's rank r scores 1 / (1 + r / RANK_SCALE): the top few ranks stay well apart
 RANK_SCALE = 3.0
 #: share of the keyword route in relevance (the rest is the semantic route)

@@ -137,6 +137,9 @@ SLOT_CASES: list[tuple[str, Want]] = [
     # ordinary first-person content no rule reads: kept as a slot-less point
     ("I went to a LGBTQ support group yesterday", Want(None, None, kind=Kind.EVENT)),
     ("昨天我和朋友去西湖边散步拍了很多照片", Want(None, None, kind=Kind.EVENT)),
+    # what the user tells of the world around them, with enough content words
+    ("Luna and Oliver are so sweet and playful, they liven up the house", Want(None, None, kind=Kind.FACT)),
+    ("It was Matt Patterson, his voice and songs were amazing", Want(None, None, kind=Kind.EVENT)),
 ]
 
 
@@ -167,6 +170,9 @@ def test_every_slot_is_in_the_taxonomy_and_kind_matches_it(text: str, want: Want
 
 NOTHING_CASES = [
     "hi",
+    "That is so sweet!",
+    "Good luck with the move, hang in there!",
+    "祝你玩得开心！",
     "Hello!",
     "thanks!",
     "ok",

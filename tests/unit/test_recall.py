@@ -171,7 +171,7 @@ def test_archive_route_finds_evicted_items_with_a_penalty(store):
     hits = recall(svc, "harmonium repair", k=3)
     top = hits[0]
     assert "harmonium" in top.memory.content and top.memory.layer is Layer.ARCHIVE
-    assert "archive" in top.routes and top.score.boosts["archive"] == 0.85
+    assert "archive" in top.routes and top.score.boosts["archive"] == 0.95
 
 
 def test_relation_hops_reach_what_an_entity_is_linked_to(store):
