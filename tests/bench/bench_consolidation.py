@@ -1,13 +1,14 @@
 """Consolidation throughput (memories/s) on this machine, and how it scales from 1 to 2 CPUs.
 
 Seeds one tenant with ``--users`` users × ``--items`` memories each (default 1000 × 200), once, straight into
-SQLite and a milvus-lite data dir (vectors: random unit vectors — consolidation never reads them, and
-embedding 200k sentences would take longer than the benchmark), then for each ``--cpus`` value runs the real
-consolidation job (``jobs.consolidate.run``) on a fresh copy of that data, in a private local Ray started
-with that many CPUs: Ray Data workers = CPUs. Each user's pass does the real work — decay rescoring, merges
-(the summaries embedded by the real multilingual-e5 embedder actor), promotions, stale pending items cleared,
-evictions to the archive (the tenant's long-term capacity is 100), an SQL commit and a Milvus upsert of the
-rows that moved. A second run over the result is timed too: the idempotent no-op pass.
+SQLite and a milvus-lite data dir (vectors: random unit vectors — embedding 200k sentences would take longer
+than the benchmark, and a pass never re-embeds a stored item), then for each ``--cpus`` value runs the real
+consolidation job (``jobs.consolidate.run``) on a fresh copy of that data, in a child process with its own
+local Ray started with that many CPUs: Ray Data workers = CPUs. Each user's pass does the real work — decay
+rescoring, merges (a summary's vector is the mean of its sources'), promotions and freezes, stale pending
+items cleared, evictions to the archive (the tenant's long-term capacity is 100), one SQL commit and one
+Milvus upsert of the rows that moved — through the user's lease. A second run over the result is timed too:
+the idempotent no-op pass.
 
 Per user (deterministic): 10 frozen core facts, 110 confirmed long-term preferences, 50 pending working
 preferences over 10 slots (merged), 30 pending working events (15 idle for 31–90 days below the write
@@ -15,9 +16,9 @@ threshold: cleared), last access spread over 120 days.
 
     /work/venv/bin/python tests/bench/bench_consolidation.py [--users 1000] [--items 200] [--cpus 1 2]
 
-Notes: wall time includes Ray Data's start (reading the users with ``read_sql``, starting the worker pool);
-the embedder actor is a shared service that uses every core whatever the worker count, as in production.
-Other processes on a shared machine make the figures noisy: run it on a quiet one to compare.
+Notes: wall time includes Ray Data's start (reading the users with ``read_sql``, starting the worker pool).
+SQLite takes one writer at a time, and the one index actor serves every worker: both cap the scaling.
+Other processes on a shared machine make the figures noisy (the load average after each run is printed).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -272,6 +274,29 @@ def print_table(results: list[dict]) -> None:
         print(line)
 
 
+def run_in_child(template: Path, workdir: Path, cpus: int, rerun: bool) -> dict:
+    """Each CPU count in its own process: a fresh interpreter gets a fresh local Ray (a second ``ray.init``
+    in one process after ``ray.shutdown`` proved flaky on a loaded machine)."""
+    command = [
+        sys.executable,
+        __file__,
+        "--one",
+        str(cpus),
+        "--template",
+        str(template),
+        "--workdir",
+        str(workdir),
+    ]
+    if not rerun:
+        command.append("--no-rerun")
+    child = subprocess.run(command, capture_output=True, text=True, check=False)
+    if child.returncode != 0:
+        raise SystemExit(f"the {cpus}-CPU run failed:\n{child.stderr[-3000:]}")
+    result = json.loads(child.stdout.strip().splitlines()[-1])
+    result["load_average_after"] = os.getloadavg()[0]
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=1000)
@@ -280,17 +305,21 @@ def main() -> None:
     parser.add_argument("--no-rerun", action="store_true", help="skip timing the second (no-op) run")
     parser.add_argument("--workdir", type=Path, help="keep data here (default: a temporary directory)")
     parser.add_argument("--out", type=Path, help="also write the figures as JSON")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # child mode: this many CPUs
+    parser.add_argument("--template", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.one:
+        print(
+            json.dumps(run_once(args.template, args.workdir, args.one, rerun=not args.no_rerun), default=str)
+        )
+        return
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="bench-consolidation-"))
     template = workdir / "template"
     started = time.perf_counter()
     memories = seed(template, args.users, args.items)
     seconds = time.perf_counter() - started
     print(f"seeded {args.users} users × {args.items} = {memories} memories in {seconds:.0f}s")
-    results = []
-    for cpus in args.cpus:
-        results.append(run_once(template, workdir, cpus, rerun=not args.no_rerun))
-        results[-1]["load_average_after"] = os.getloadavg()[0]
+    results = [run_in_child(template, workdir, cpus, rerun=not args.no_rerun) for cpus in args.cpus]
     print_table(results)
     if args.out:
         args.out.write_text(json.dumps(results, indent=2, default=str))
