@@ -5,26 +5,14 @@ import threading
 import time
 from datetime import timedelta
 
-import pytest
-
 from actors.embedding import HashEmbedder
 from actors.memory import GateChanges, MemoryItem, utcnow
 from actors.service import UserMemoryService
 from actors.store.memory_index import InMemoryIndex
-from actors.store.sql import MemoryStore
 from actors.store.sql_jobs import CohortFeature
 from schemas import api
 from schemas.enums import Kind, Layer, Polarity, State
 from schemas.settings import GatePolicy
-
-
-@pytest.fixture
-def store(tmp_path):
-    store = MemoryStore(f"sqlite:///{tmp_path / 'h.db'}")
-    store.create_schema()
-    store.create_tenant("acme")
-    yield store
-    store.dispose()
 
 
 def test_a_lease_excludes_other_holders_until_released_or_expired(store):

@@ -9,7 +9,6 @@ import pytest
 from actors.embedding import HashEmbedder
 from actors.service import UserMemoryService
 from actors.store.memory_index import InMemoryIndex
-from actors.store.sql import MemoryStore
 from schemas import api
 from schemas.enums import Kind, Layer, Polarity, State
 from schemas.settings import Capacities, GatePolicy
@@ -34,15 +33,6 @@ class Clock:
 
     def __call__(self) -> datetime:
         return self.now
-
-
-@pytest.fixture
-def store(tmp_path):
-    store = MemoryStore(f"sqlite:///{tmp_path / 'h.db'}")
-    store.create_schema()
-    store.create_tenant("acme")
-    yield store
-    store.dispose()
 
 
 def service(store, clock=None, **policy) -> UserMemoryService:

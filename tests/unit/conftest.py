@@ -1,0 +1,14 @@
+"""Fixtures shared by the unit tests: a real SQL store (SQLite in tmp_path) with the tenant ``acme``."""
+
+import pytest
+
+from actors.store.sql import MemoryStore
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = MemoryStore(f"sqlite:///{tmp_path / 'h.db'}")
+    store.create_schema()
+    store.create_tenant("acme")
+    yield store
+    store.dispose()
