@@ -4,8 +4,9 @@ Routes, each a ranked list of the user's memories:
 
 * **semantic** — Milvus, inside the tenant's partition, filtered by user, over the active layers;
 * **keyword** — BM25 over the active items (Chinese segmented with jieba);
-* **archive** — the same two routes over archived items, searched when the active routes are weak
-  (fewer than ``k`` active hits that both routes back); archived hits are penalised and restorable;
+* **archive** — when the active routes are weak (fewer than ``k`` active hits that both routes back), the
+  semantic and keyword routes are ranked again over the active and archived items together, so archived
+  hits compete on the same rank scale; they are penalised and restorable;
 * **slot** — a query about food pulls the allergy and diet slots whatever their rank, so a cold but vital
   fact is never crowded out;
 * **relation** — entities the query names, followed one or two hops through the memories that link them
@@ -52,7 +53,8 @@ ARCHIVE_LAYERS = frozenset({Layer.ARCHIVE})
 ARCHIVE_PENALTY = 0.95
 #: a route's rank r scores 1 / (1 + r / RANK_SCALE). Gentle on purpose: with a steep scale (3) the 30th
 #: hit of a route kept a tenth of the top hit's relevance, so 0.25 of time decay let any fresh item outrank
-#: an older one that ranked second (LoCoMo dev recall@10: 0.58 at 3, 0.59 at 6, 0.61 at 12 and 25)
+#: an older one that ranked second (LoCoMo dev recall@10, access heat frozen: 0.578 at 3, 0.592 at 6,
+#: 0.606 at 12, 0.610 at 25)
 RANK_SCALE = 25.0
 #: share of the keyword route in relevance (the rest is the semantic route)
 KEYWORD_SHARE = 0.5
