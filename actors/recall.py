@@ -21,8 +21,9 @@ either), lifted to a floor by the slot route and to a hop-dependent level by the
 ``total = w_sem·relevance + w_time·time_decay + w_imp·importance`` (``GatePolicy.fusion``: 0.55 / 0.25 /
 0.20), × the frozen boost (1.3), × the negative weight (1.2 while fresh), × the archive penalty.
 
-Near-duplicates (same content hash, or embeddings at or above the near-duplicate similarity) keep only
-their best-ranked hit; hits whose memories contradict each other are flagged, not resolved.
+Near-duplicates (same content hash, or embeddings at or above the near-duplicate similarity that also
+share most of their content words) keep only their best-ranked hit; hits whose memories contradict each
+other are flagged, not resolved.
 """
 
 from __future__ import annotations
@@ -244,8 +245,7 @@ class RecallEngine:
         return api.RecallHit(memory=api.MemoryOut.from_item(c.item), score=breakdown, routes=sorted(c.routes))
 
     def _dedup(self, scored: list[tuple[tuple, _Candidate]], k: int) -> list[api.RecallHit]:
-        """The best k, skipping what repeats a better hit (same content hash, or embeddings at or above the
-        near-duplicate similarity)."""
+        """The best k, skipping what repeats a better hit (``_repeats``)."""
         kept: list[_Candidate] = []
         hits: list[api.RecallHit] = []
         for totals, c in scored:
@@ -257,8 +257,9 @@ class RecallEngine:
         return hits
 
     def _repeats(self, item: MemoryItem, better: MemoryItem) -> bool:
-        """The gate's notion of a restatement: same content hash, or a near-duplicate embedding that also
-        says it in mostly the same words."""
+        """Same content hash, or a near-duplicate embedding that also says it in mostly the same words. Looser
+        than the gate's restatement check (``GateEngine`` also compares values and polarity): two items the
+        gate keeps apart because their values differ can still say the same thing to a reader."""
         if item.content_hash == better.content_hash:
             return True
         if item.embedding is None or better.embedding is None:
