@@ -4,8 +4,8 @@ client and the deployment handle."""
 
 import pytest
 import ray
-
 from actors.directory import user_actor_name
+
 from schemas.api import WriteTurnsRequest
 from serve.client import HermesClient, HermesHTTPError
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 import ray
 import ray.cloudpickle
-
 from actors.directory import call_user, directory_actor, user_actor_name
 from actors.user_actor import HostedService
+
 from schemas.settings import HermesSettings
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]

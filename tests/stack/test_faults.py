@@ -27,9 +27,9 @@ import httpx
 import numpy as np
 import pytest
 import ray
-
 from actors.directory import directory_actor
 from actors.services import EMBEDDER_ACTOR_NAME, INDEX_ACTOR_NAME
+
 from actors.store.milvus_server import MilvusLiteServer
 from actors.store.vectors import VectorRow
 from schemas.enums import Layer, State
@@ -242,10 +242,10 @@ NODE_WRITES = 6
 
 def node_crash_scenario(settings_json: str) -> dict:
     import ray
-    from ray.cluster_utils import Cluster
-
     from actors.directory import DIRECTORY_NAME, ActorDirectory, call_user, user_actor_name
     from actors.services import embedder_actor, index_actor
+    from ray.cluster_utils import Cluster
+
     from actors.store.milvus import MilvusIndex
     from actors.store.sql import MemoryStore
     from schemas.api import WriteTurnsRequest

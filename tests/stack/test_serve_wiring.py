@@ -16,10 +16,10 @@ import httpx
 import pytest
 import ray
 import ray.cloudpickle
-
 from actors.directory import directory_actor
-from actors.errors import NotFound
 from actors.user_actor import HostedService
+
+from actors.errors import NotFound
 from schemas.api import MemoryList, RecallResponse, WriteOutcome, WriteResult, WriteTurnsRequest
 from schemas.enums import Layer, State
 from schemas.ids import new_memory_id

@@ -8,10 +8,10 @@ import uuid
 import numpy as np
 import pytest
 import ray
+from actors.services import EmbedderActor, RemoteEmbedder, RemoteIndex, embedder_actor, index_actor
 
 from actors.embedding import HashEmbedder
 from actors.errors import StoreUnavailable
-from actors.services import EmbedderActor, RemoteEmbedder, RemoteIndex, embedder_actor, index_actor
 from actors.store.vectors import VectorRow
 from schemas.enums import Layer, State
 from schemas.settings import HermesSettings

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 import httpx
 import numpy as np
 import ray
-
 from actors.directory import DIRECTORY_NAME, user_actor_name
-from actors.errors import StoreUnavailable
 from actors.services import EMBEDDER_ACTOR_NAME, INDEX_ACTOR_NAME
+
+from actors.errors import StoreUnavailable
 from actors.store.milvus import MilvusIndex
 from actors.store.sql import MemoryStore
 from schemas.settings import HermesSettings
