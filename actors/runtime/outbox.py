@@ -29,10 +29,15 @@ def drain(
 ) -> int:
     """Apply up to ``limit`` of the oldest entries ``owns`` accepts, then delete them; returns how many."""
     entries = pending_for(store, owns, limit)
+    settle(store, index, entries, dim)
+    return len(entries)
+
+
+def settle(store: MemoryStore, index: VectorIndex, entries: list[OutboxEntry], dim: int) -> None:
+    """Apply the entries to the index, then delete them from the outbox."""
     if entries:
         apply(store, index, entries, dim)
         store.outbox_done([e.seq for e in entries])
-    return len(entries)
 
 
 def pending_for(store: MemoryStore, owns: Callable[[str, str], bool], limit: int) -> list[OutboxEntry]:

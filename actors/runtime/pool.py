@@ -87,9 +87,12 @@ class HostPool:
             return previous
 
     async def stats(self) -> list[HostStats]:
+        await self.ensure()  # a restarted pool finds its hosts again by name
         return list(await asyncio.gather(*(h.stats.remote() for h in self._hosts[: self._size])))
 
     async def drain_outboxes(self) -> int:
+        """Every host applies its users' pending outbox entries now; returns how many (tests, shutdown)."""
+        await self.ensure()
         return sum(await asyncio.gather(*(h.drain_outbox.remote() for h in self._hosts[: self._size])))
 
 
