@@ -6,8 +6,11 @@ ask it for the size when they start, when a host answers ``WrongHost``, and ever
 
 ``HostRouter`` (in each Serve replica, and in anything else that calls users) picks a user's host by
 rendezvous hashing over the pool size and sends the call there: HTTP → replica → host → back, no hop in
-between. A host that is down (its node died; Ray restarts it, on another node if need be) is retried with
-backoff; writes carry their request id, so a write retried after its host died is applied once.
+between. Ray does not keep the submission order of calls to an async actor, so the router keeps it: one
+FIFO lane per user, and a user's next call leaves only when the previous one has answered. With the host's
+per-user mailbox, a user's calls run one at a time, in the order each submitter made them. A host that
+is down (its node died; Ray restarts it, on another node if need be) is retried with backoff; writes carry
+their request id, so a write retried after its host died is applied once.
 """
 
 from __future__ import annotations
@@ -109,6 +112,14 @@ def pool_actor(settings: HermesSettings) -> Handle:
     ).remote(settings.model_dump_json(), size)
 
 
+class _Lane:
+    __slots__ = ("calls", "order")
+
+    def __init__(self) -> None:
+        self.order = asyncio.Lock()
+        self.calls = 0
+
+
 class HostRouter:
     """Sends a user's call to the user's host; one per replica (or job driver)."""
 
@@ -118,6 +129,7 @@ class HostRouter:
         self._size = 0
         self._size_read = 0.0
         self._hosts: dict[int, Handle] = {}
+        self._lanes: dict[tuple[str, str], _Lane] = {}
 
     async def pool_size(self, refresh: bool = False) -> int:
         if refresh or not self._size or time.monotonic() - self._size_read > MEMBERSHIP_SECONDS:
@@ -133,6 +145,20 @@ class HostRouter:
 
     async def call(self, tenant_id: str, user_id: str, send: Callable[[Handle], Awaitable[T]]) -> T:
         """``send(host)`` calls one typed host method, e.g. ``lambda h: h.recall.remote(t, u, req)``."""
+        key = (tenant_id, user_id)
+        lane = self._lanes.get(key)
+        if lane is None:
+            lane = self._lanes[key] = _Lane()
+        lane.calls += 1
+        try:
+            async with lane.order:  # taken before any await: FIFO in the order calls were made
+                return await self._send(tenant_id, user_id, send)
+        finally:
+            lane.calls -= 1
+            if not lane.calls:
+                del self._lanes[key]
+
+    async def _send(self, tenant_id: str, user_id: str, send: Callable[[Handle], Awaitable[T]]) -> T:
         deadline = time.monotonic() + RETRY_SECONDS
         delay = 0.05
         refresh = False

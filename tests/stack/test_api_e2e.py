@@ -1,6 +1,6 @@
 """End to end through the whole local stack (Serve → the user's host → SQL, with the embedder in the host
-and the outbox to the milvus-lite server): the README walk-through, inspection, forgetting, tenant isolation, the Python
-client and the deployment handle."""
+and the outbox to the milvus-lite server): the README walk-through, inspection, forgetting, tenant
+isolation, the Python client and the deployment handle."""
 
 import pytest
 

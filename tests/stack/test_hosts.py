@@ -4,6 +4,7 @@ one host, and a host that lost a user can no longer commit for them (its fencing
 """
 
 import asyncio
+import random
 import uuid
 
 import pytest
@@ -37,9 +38,16 @@ def one_host(ray_session, make_stack_settings):
     store.dispose()
 
 
+WORDS = (
+    "amber birch cobalt delta ember fjord garnet harbor indigo juniper kestrel lagoon meadow nectar onyx "
+    "prairie quartz raven saffron tundra umber violet willow xenon yarrow zephyr"
+).split()
+
+
 def note(user: str, n: int) -> WriteMemoryRequest:
+    rng = random.Random(f"{user}-{n}")
     return WriteMemoryRequest(
-        content=f"{user} wrote entry {n} {uuid.uuid4().hex}",
+        content=" ".join(rng.sample(WORDS, 6)) + f" {user} {n}",  # little in common: never a restatement
         kind="event",
         session_id="s1",
         dialog_ids=[f"{user}-{n}"],
@@ -52,19 +60,31 @@ def note(user: str, n: int) -> WriteMemoryRequest:
     st.lists(st.tuples(st.integers(0, 4), st.booleans()), min_size=5, max_size=40),
 )
 def test_interleaved_users_keep_their_order_and_every_write_lands_once(one_host, calls):
-    settings, store, host = one_host
+    settings, store, _ = one_host
     tenant_id, _ = new_tenant(store)
     sent: dict[str, list[str]] = {}
-    refs = []
+    writes = []
     for n, (user_index, resend) in enumerate(calls):
         user = f"u{user_index}"
         request = note(user, n)
         request_id = f"{user}-r{n}"
         sent.setdefault(user, []).append(f"{user}-{n}")
-        refs.append(host.write_memory.remote(tenant_id, user, request, request_id))
+        writes.append((user, request, request_id))
         if resend:  # a client retry with the same request id, right behind the first
-            refs.append(host.write_memory.remote(tenant_id, user, request, request_id))
-    ray.get(refs, timeout=300)
+            writes.append((user, request, request_id))
+
+    async def send_all() -> None:
+        router = HostRouter(settings)
+        await asyncio.gather(
+            *(
+                router.call(
+                    tenant_id, user, lambda h, u=user, r=req, i=rid: h.write_memory.remote(tenant_id, u, r, i)
+                )
+                for user, req, rid in writes
+            )
+        )
+
+    asyncio.run(send_all())
     for user, dialogs in sent.items():
         created = [
             e.source_dialog_id for e in reversed(store.audit_trail(tenant_id, user)) if e.action == "create"

@@ -6,6 +6,7 @@ The app runs with the hashing embedder and SQLite only (nothing here reads the v
 exercises the Ray/Serve layer and the host runtime; the full stack is the end-to-end API tests'.
 """
 
+import random
 import uuid
 
 import httpx
@@ -69,9 +70,13 @@ def wiring(serve_port, tmp_path_factory):
     store.dispose()
 
 
+WORDS = "amber birch cobalt delta ember fjord garnet harbor indigo juniper kestrel lagoon meadow".split()
+
+
 def note(n: int = 0) -> dict:
+    words = random.sample(WORDS, 5)  # little in common with any other note: never a restatement
     return {
-        "content": f"note {uuid.uuid4().hex} number {n}",
+        "content": f"note {' '.join(words)} number {n}",
         "kind": "fact",
         "session_id": "s1",
         "dialog_ids": [f"d{n}"],

@@ -75,7 +75,8 @@ def private_app(serve_base: str, make_stack_settings, name: str, **overrides) ->
 
 
 def _kill_named(namespace: str) -> None:
-    """The app's detached actors outlive ``serve.delete``: its hosts (users passivated first), then the pool."""
+    """The app's detached actors outlive ``serve.delete``: its hosts (users passivated first), then
+    the pool."""
     try:
         pool = ray.get_actor(POOL_ACTOR_NAME, namespace=namespace)
     except ValueError:
