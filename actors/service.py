@@ -117,9 +117,10 @@ class UserMemoryService(ServiceMaintenance):
 
     @property
     def resident_bytes(self) -> int:
-        """Rough bytes this user holds in memory: items with their vectors, and the derived matrices."""
-        per_item = 1200 + 2 * 4 * self.embedder.dim
-        archived = 0 if self._archive is None else len(self._archive.items) * (1200 + 6 * self.embedder.dim)
+        """Rough bytes this user holds in memory: items with their stored vectors, the recall matrix, keyword
+        postings and entity graph (calibrated with tracemalloc on a full user: docs/benchmarks.md)."""
+        per_item = 2600 + 2 * 4 * self.embedder.dim
+        archived = 0 if self._archive is None else len(self._archive.items) * (2000 + 6 * self.embedder.dim)
         return len(self.engine.items) * per_item + archived
 
     # ------------------------------------------------------------------ writes
