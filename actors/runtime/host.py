@@ -124,6 +124,8 @@ class UserHost:
         self._index: Any = None
         self._maintenance: asyncio.Task[None] | None = None
         threading.Thread(target=self._drain_forever, name="outbox", daemon=True).start()
+        # load the model now rather than in the first user's call
+        threading.Thread(target=self.embedder.embed_queries, args=(["warm up"],), daemon=True).start()
 
     # ------------------------------------------------------------------------------ user operations
 

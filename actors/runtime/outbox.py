@@ -16,8 +16,10 @@ from actors.store.sql_runtime import OutboxEntry
 from actors.store.vectors import VectorIndex, VectorRow
 from schemas.enums import Layer, State
 
-#: outbox rows read per query
+#: outbox rows read per query, and most pages one drain looks through for its own entries (the head of the
+#: queue belongs to other hosts only while they are down, and Ray restarts them)
 PAGE = 500
+MAX_PAGES = 20
 
 
 def drain(
@@ -44,10 +46,10 @@ def pending_for(store: MemoryStore, owns: Callable[[str, str], bool], limit: int
     """Up to ``limit`` of the oldest entries whose user ``owns`` accepts (other hosts drain the rest)."""
     entries: list[OutboxEntry] = []
     after = 0
-    while len(entries) < limit:
+    for _ in range(MAX_PAGES):
         page = store.outbox_pending(PAGE, after)
         entries += [e for e in page if owns(e.tenant_id, e.user_id)]
-        if len(page) < PAGE:
+        if len(page) < PAGE or len(entries) >= limit:
             break
         after = page[-1].seq
     return entries[:limit]

@@ -7,8 +7,8 @@ consolidation job (``jobs.consolidate.run``) on a fresh copy of that data, in a 
 local Ray started with that many CPUs: Ray Data workers = CPUs. Each user's pass does the real work — decay
 rescoring, merges (a summary's vector is the mean of its sources'), promotions and freezes, stale pending
 items cleared, evictions to the archive (the tenant's long-term capacity is 100), one SQL commit with the
-outbox entries of the rows that moved — under the user's lease and claim. A second run over the result is timed too:
-the idempotent no-op pass.
+outbox entries of the rows that moved — under the user's lease and claim. A second run over the result is
+timed too: the idempotent no-op pass.
 
 Per user (deterministic): 10 frozen core facts, 110 confirmed long-term preferences, 50 pending working
 preferences over 10 slots (merged), 30 pending working events (15 idle for 31–90 days below the write

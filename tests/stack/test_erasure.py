@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from schemas.settings import Capacities, GatePolicy
-from tests.stack.trust_stack import E5_DIM, file_traces, sql_traces
+from tests.stack.trust_stack import E5_DIM, converge, file_traces, sql_traces
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]
 
@@ -105,6 +105,7 @@ def test_forgetting_one_item_leaves_only_its_tombstone(http, tiny_tenant, sql_st
 
     forgotten = http.delete(f"/v1/users/alice/memories/{memory_id}", headers={"X-API-Key": key})
     assert forgotten.status_code == 200 and forgotten.json()["forgotten"] is True
+    converge(stack_settings)  # the index follows SQL through the outbox, within a second on its own
 
     gone = [words[-1], memory_id]
     assert sql_traces(sql_store.url, [words[-1]]) == []
@@ -134,15 +135,23 @@ def test_erasing_a_user_removes_them_from_every_store(http, tiny_tenant, sql_sto
     snapshot(http, key, "alice", "s2")
     http.post("/v1/users/alice/recall", json={"query": "boat"}, headers={"X-API-Key": key})
     archived = sql_store.find_archived(tenant_id, "alice")
+    converge(stack_settings)
     assert archived and milvus.ids(tenant_id, "alice")
     bob_before = listed(http, key, "bob")
 
     erased = http.delete("/v1/users/alice", headers={"X-API-Key": key})
     assert erased.status_code == 200 and erased.json()["items_removed"] >= len(archived)
+    converge(stack_settings)
 
     assert sql_traces(sql_store.url, alice_words) == []
     assert file_traces(db_files(stack_settings), alice_words) == []
-    scoped = [t for t in sql_traces(sql_store.url, [f"'{tenant_id}', 'alice'"]) if "tombstones" not in t]
+    # what stays names no content: the tombstone, and the fencing epoch (which must outlive the user, or a
+    # stale host could commit under an epoch a new claim hands out again)
+    scoped = [
+        t
+        for t in sql_traces(sql_store.url, [f"'{tenant_id}', 'alice'"])
+        if not t.startswith(("tombstones", "user_owners"))
+    ]
     assert scoped == []
     assert milvus.ids(tenant_id, "alice") == set()
     assert milvus.search(tenant_id, "alice", np.ones(E5_DIM, np.float32) / np.sqrt(E5_DIM), 50) == []
