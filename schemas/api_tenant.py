@@ -52,4 +52,3 @@ class ResolveAlertRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     reason: Reason = Field("", description="why it is resolved; kept in the audit trail")
-

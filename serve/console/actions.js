@@ -24,7 +24,7 @@ export function memoryActions(userId, memory, done) {
           try {
             const result = await send(values);
             replaceChildren(panel);
-            done(action, result);
+            await done(action, result);
           } catch (error) {
             replaceChildren(status, errorBox(error));
           }
@@ -42,7 +42,7 @@ export function memoryActions(userId, memory, done) {
   if (memory.state === "pending" || memory.state === "frozen" || memory.state === "confirmed") {
     buttons.push(h("button", { type: "button", dataset: { do: "confirm" }, onclick: async () => {
       try {
-        done("confirm", await api("POST", path("/confirm"), { body: { reason: "confirmed in the console" } }));
+        await done("confirm", await api("POST", path("/confirm"), { body: { reason: "confirmed in the console" } }));
       } catch (error) {
         replaceChildren(panel, errorBox(error));
       }
@@ -60,7 +60,7 @@ export function memoryActions(userId, memory, done) {
         [
           ["reason", field("Reason (required, audited)", { name: "reason", required: true, maxlength: 1000 })],
           ["dialog_id", field("Dialog id (required: the turn that asked for it)", { name: "dialog_id", required: true, maxlength: 128, pattern: "[A-Za-z0-9][A-Za-z0-9_.:@\\-]*" })],
-          ["new_content", field("New content (optional)", { tag: "textarea", name: "new_content", maxlength: 8000, rows: 2 })],
+          ["new_content", field("New content (optional: the fact is changed and ends frozen again; empty leaves it unfrozen)", { tag: "textarea", name: "new_content", maxlength: 8000, rows: 2 })],
           ["new_value", field("New slot value (optional)", { name: "new_value", maxlength: 500 })],
         ],
         "Unfreeze with audit",

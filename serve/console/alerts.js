@@ -2,7 +2,7 @@
 // with a reason that goes into the audit trail.
 
 import { api, userPath } from "./api.js";
-import { badge, errorBox, fmt, h, memoryLink, notice, replaceChildren } from "./dom.js";
+import { badge, errorBox, fmt, guard, h, memoryLink, newestOnly, notice, replaceChildren } from "./dom.js";
 
 function alertCard(alert, resolved) {
   const reason = h("input", { name: "reason", maxlength: 1000, placeholder: "reason (kept in the audit trail)", "aria-label": "reason" });
@@ -12,7 +12,7 @@ function alertCard(alert, resolved) {
     try {
       const body = { reason: reason.value.trim() };
       const done = await api("POST", userPath(alert.user_id, `/alerts/${alert.alert_id}/resolve`), { body });
-      resolved(done);
+      await resolved(done);
     } catch (error) {
       replaceChildren(status, errorBox(error));
     }
@@ -41,13 +41,13 @@ async function renderAlerts(el, load, current, after = async () => {}) {
   const list = h("div", { class: "cards", id: "alert-list" });
   const filter = h(
     "select",
-    { "aria-label": "alert status", onchange: (e) => ((status = e.target.value), draw()) },
+    { "aria-label": "alert status", onchange: guard((e) => ((status = e.target.value), draw()), message) },
     ["open", "resolved", "all"].map((s) => h("option", { value: s }, s)),
   );
   replaceChildren(el, h("div", { class: "row" }, filter), message, list);
-  async function draw() {
+  const draw = newestOnly(async (newest) => {
     const { alerts } = await load(status);
-    if (!current()) return;
+    if (!current() || !newest()) return;
     if (!alerts.length) return replaceChildren(list, h("p", { class: "muted" }, `No ${status === "all" ? "" : status + " "}alerts.`));
     replaceChildren(
       list,
@@ -58,7 +58,7 @@ async function renderAlerts(el, load, current, after = async () => {}) {
         }),
       ),
     );
-  }
+  });
   await draw();
 }
 

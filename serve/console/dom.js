@@ -65,6 +65,25 @@ export function errorBox(error) {
   return h("p", { class: "error", role: "alert" }, error.detail || error.message || String(error));
 }
 
+/** An event handler running `fn`; a failure is shown in `where` instead of escaping as an unhandled
+ * rejection. */
+export const guard = (fn, where) => async (event) => {
+  try {
+    await fn(event);
+  } catch (error) {
+    replaceChildren(where, errorBox(error));
+  }
+};
+
+/** Wraps a loader so that only the newest call draws: `fn(isNewest)` checks before drawing. */
+export function newestOnly(fn) {
+  let calls = 0;
+  return (...args) => {
+    const mine = ++calls;
+    return fn(() => mine === calls, ...args);
+  };
+}
+
 export const notice = (text) => h("p", { class: "notice", role: "status" }, text);
 
 /** A label + input pair; `attrs` go to the input. */

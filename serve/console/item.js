@@ -32,14 +32,25 @@ function facts(userId, m) {
   return h("dl", { class: "facts" }, rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
 }
 
-const compact = (value) => (value ? JSON.stringify(value) : "–");
+const shown = (value) => (typeof value === "string" ? value : JSON.stringify(value));
+
+/** What an audit entry changed, field by field: "state: pending → confirmed". */
+function changes(before, after) {
+  if (!before && !after) return "–";
+  if (!before) return Object.entries(after).map(([k, v]) => h("div", {}, `${k}: ${shown(v)}`));
+  if (!after) return "removed";
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  const changed = keys.filter((k) => shown(before[k]) !== shown(after[k]));
+  if (!changed.length) return "no field changed";
+  return changed.map((k) => h("div", {}, `${k}: ${shown(before[k] ?? "–")} → ${shown(after[k] ?? "–")}`));
+}
 
 export function auditTable(events) {
   if (!events.length) return h("p", { class: "muted" }, "No audit entries.");
   return h(
     "table",
     { class: "grid audit", id: "audit-trail" },
-    h("thead", {}, h("tr", {}, ["at", "action", "actor", "reason", "dialog", "before", "after"].map((t) => h("th", {}, t)))),
+    h("thead", {}, h("tr", {}, ["at", "action", "actor", "reason", "dialog", "change"].map((t) => h("th", {}, t)))),
     h(
       "tbody",
       {},
@@ -52,8 +63,7 @@ export function auditTable(events) {
           h("td", {}, e.actor),
           h("td", {}, e.reason || "–"),
           h("td", { class: "mono small" }, e.source_dialog_id || "–"),
-          h("td", { class: "mono small json" }, compact(e.before)),
-          h("td", { class: "mono small json" }, compact(e.after)),
+          h("td", { class: "mono small json" }, changes(e.before, e.after)),
         ),
       ),
     ),

@@ -3,7 +3,7 @@
 
 import { memoryActions } from "./actions.js";
 import { api, userPath } from "./api.js";
-import { badge, bar, fmt, h, memoryLink, notice, replaceChildren } from "./dom.js";
+import { badge, bar, fmt, guard, h, memoryLink, newestOnly, notice, replaceChildren } from "./dom.js";
 
 const LAYERS = ["working", "longterm", "core", "archive"];
 const STATES = ["pending", "confirmed", "frozen", "unfrozen", "superseded", "expired", "archived"];
@@ -42,31 +42,31 @@ export async function renderMemory(el, ctx) {
   let state = "";
   let offset = 0;
   const list = h("div", { id: "memory-list" });
-  const more = h("button", { type: "button", hidden: true, onclick: () => load(false) }, "More");
-  const count = h("span", { class: "muted" });
+  const more = h("button", { type: "button", hidden: true, onclick: guard(() => load(false), list) }, "More");
+  const count = h("span", { class: "muted", id: "memory-count" });
   replaceChildren(
     el,
     h(
       "div",
       { class: "row" },
-      selector("tier", LAYERS, (e) => ((layer = e.target.value), load(true))),
-      selector("state", STATES, (e) => ((state = e.target.value), load(true))),
+      selector("tier", LAYERS, guard((e) => ((layer = e.target.value), load(true)), list)),
+      selector("state", STATES, guard((e) => ((state = e.target.value), load(true)), list)),
       count,
     ),
     list,
     more,
   );
   let shown = [];
-  async function load(reset) {
+  const load = newestOnly(async (newest, reset) => {
     if (reset) (offset = 0), (shown = []);
     const page = await api("GET", userPath(ctx.userId, "/memories"), { query: { layer, state, limit: PAGE, offset } });
-    if (!ctx.current()) return;
+    if (!ctx.current() || !newest()) return;
     shown = shown.concat(page.items);
     offset += page.items.length;
     count.textContent = `${page.total} memories${layer || state ? " match" : ""}`;
     more.hidden = offset >= page.total;
     replaceChildren(list, shown.length ? memoryTable(ctx.userId, shown) : h("p", { class: "muted" }, "Nothing remembered here."));
-  }
+  });
   await load(true);
 }
 
@@ -79,9 +79,9 @@ export async function renderFrozen(el, ctx) {
     status,
     cards,
   );
-  async function load() {
+  const load = newestOnly(async (newest) => {
     const page = await api("GET", userPath(ctx.userId, "/memories"), { query: { state: "frozen", limit: 500 } });
-    if (!ctx.current()) return;
+    if (!ctx.current() || !newest()) return;
     if (!page.items.length) return replaceChildren(cards, h("p", { class: "muted" }, "No frozen facts."));
     replaceChildren(
       cards,
@@ -99,6 +99,6 @@ export async function renderFrozen(el, ctx) {
         ),
       ),
     );
-  }
+  });
   await load();
 }

@@ -3,7 +3,7 @@
 // times any boosts (frozen, negative, archive); the stacked bar draws those three weighted parts.
 
 import { api, userPath } from "./api.js";
-import { badge, bar, fmt, h, memoryLink, replaceChildren } from "./dom.js";
+import { badge, bar, fmt, guard, h, memoryLink, replaceChildren } from "./dom.js";
 
 const SIGNALS = ["semantic", "keyword", "slot", "relation", "relevance", "time_decay", "importance"];
 
@@ -74,7 +74,7 @@ export async function renderRecall(el, ctx) {
   };
   replaceChildren(
     el,
-    h("form", { class: "row", onsubmit: run }, query, h("label", { class: "inline" }, "k ", k), h("label", { class: "inline" }, archive, " archive"), h("button", { type: "submit" }, "Recall")),
+    h("form", { class: "row", onsubmit: guard(run, results) }, query, h("label", { class: "inline" }, "k ", k), h("label", { class: "inline" }, archive, " archive"), h("button", { type: "submit", id: "recall-run" }, "Recall")),
     h("p", { class: "muted small" }, "A recall counts as an access: the hits' decay is refreshed, as when the agent recalls."),
     legend,
     results,

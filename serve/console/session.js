@@ -61,7 +61,7 @@ export async function renderSession(el, ctx) {
   };
   replaceChildren(
     el,
-    h("form", { class: "row", onsubmit: start }, h("label", { class: "inline" }, "session ", sessionId), h("label", { class: "inline" }, "budget ", budget), h("button", { type: "submit" }, "Preview")),
+    h("form", { class: "row", onsubmit: start }, h("label", { class: "inline" }, "session ", sessionId), h("label", { class: "inline" }, "budget ", budget), h("button", { type: "submit", id: "session-run" }, "Preview")),
     h("p", { class: "muted small" }, "Starting a session stores its snapshot: the same session id shows the same bytes for the whole session; a new id shows what the memory holds now."),
     out,
   );

@@ -1,7 +1,7 @@
 // The tenant's users: search by id, see how full each one's tiers are, open one.
 
 import { api } from "./api.js";
-import { capacityBar, fmt, h, replaceChildren } from "./dom.js";
+import { capacityBar, fmt, guard, h, newestOnly, replaceChildren } from "./dom.js";
 
 export async function renderUsers(view, context, current) {
   const search = h("input", {
@@ -16,13 +16,13 @@ export async function renderUsers(view, context, current) {
   replaceChildren(
     view,
     h("h1", {}, "Users"),
-    h("form", { class: "row", onsubmit: (e) => (e.preventDefault(), load()) }, search, h("button", { type: "submit" }, "Search")),
+    h("form", { class: "row", onsubmit: guard((e) => (e.preventDefault(), load()), results) }, search, h("button", { type: "submit", id: "user-search-run" }, "Search")),
     results,
   );
 
-  async function load() {
+  const load = newestOnly(async (newest) => {
     const found = await api("GET", "/v1/users", { query: { query: search.value.trim(), limit: 100 } });
-    if (!current()) return;
+    if (!current() || !newest()) return;
     if (!found.users.length) return replaceChildren(results, h("p", { class: "muted" }, "No users match."));
     const rows = found.users.map((user) =>
       h(
@@ -45,7 +45,7 @@ export async function renderUsers(view, context, current) {
       ),
       found.truncated ? h("p", { class: "muted" }, "More users match: narrow the search.") : null,
     );
-  }
+  });
 
   await load();
 }
