@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from actors.errors import NotFound
 from actors.memory import Alert, AuditEvent, GateChanges
@@ -54,7 +55,7 @@ class TenantViewStore(MemoryStore):
             return self._counts(session, tenant_id, [user_id])[user_id]
 
     @staticmethod
-    def _counts(session, tenant_id: str, user_ids: list[str]) -> dict[str, UserCounts]:
+    def _counts(session: Session, tenant_id: str, user_ids: list[str]) -> dict[str, UserCounts]:
         counts = {user_id: UserCounts(user_id) for user_id in user_ids}
         if not user_ids:
             return counts

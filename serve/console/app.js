@@ -22,8 +22,8 @@ async function render() {
   if (!credentials.get() || !context.policy) return showLogin();
   const generation = ++renders;
   const current = () => generation === renders; // a newer navigation makes older renders stop drawing
-  const where = route();
   try {
+    const where = route(); // inside the try: a malformed #fragment is an error shown, not thrown
     if (where.view === "alerts") await renderTenantAlerts(view, context, current);
     else if (where.view === "user") await renderUser(view, where, context, current);
     else await renderUsers(view, context, current);
