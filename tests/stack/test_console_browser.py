@@ -107,6 +107,7 @@ def test_a_wrong_key_sees_nothing(console, http, tenant_key):
     console.sign_in(WRONG_KEY)
     expect(console.page.locator("#login-error")).to_contain_text("refused")
     expect(console.page.locator("#login")).to_be_visible()
+    expect(console.page.locator("#nav")).to_be_hidden()
     assert console.page.locator("#view").inner_text() == ""
     assert console.page.evaluate("sessionStorage.length") == 0
     assert "bees" not in console.page.content()
