@@ -16,10 +16,12 @@ USER_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$"
 SESSION_ID_PATTERN = USER_ID_PATTERN
 DIALOG_ID_PATTERN = USER_ID_PATTERN
 MEMORY_ID_PATTERN = r"^m_[0-9a-f]{32}$"
+ALERT_ID_PATTERN = r"^a_[0-9a-f]{32}$"
 
 _TENANT = re.compile(TENANT_ID_PATTERN)
 _USER = re.compile(USER_ID_PATTERN)
 _MEMORY = re.compile(MEMORY_ID_PATTERN)
+_ALERT = re.compile(ALERT_ID_PATTERN)
 
 
 class InvalidIdentifier(ValueError):
@@ -49,12 +51,14 @@ check_user_id = _checker("user_id", _USER)
 check_session_id = _checker("session_id", _USER)
 check_dialog_id = _checker("dialog_id", _USER)
 check_memory_id = _checker("memory_id", _MEMORY)
+check_alert_id = _checker("alert_id", _ALERT)
 
 TenantId = Annotated[str, AfterValidator(check_tenant_id)]
 UserId = Annotated[str, AfterValidator(check_user_id)]
 SessionId = Annotated[str, AfterValidator(check_session_id)]
 DialogId = Annotated[str, AfterValidator(check_dialog_id)]
 MemoryId = Annotated[str, AfterValidator(check_memory_id)]
+AlertId = Annotated[str, AfterValidator(check_alert_id)]
 
 
 def new_memory_id() -> str:

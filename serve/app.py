@@ -49,7 +49,7 @@ from schemas.enums import Layer, State
 from schemas.settings import HermesSettings
 from serve.errors import BodySizeLimit, install_error_handlers
 from serve.gateway import AlertFilter, Gateway
-from serve.routes import admin, alerts, memories, recall, sessions
+from serve.routes import admin, alert_review, alerts, console, memories, recall, sessions, tenant, users
 from serve.telemetry import TraceRequests
 
 DEPLOYMENT_NAME = "HermesMemory"
@@ -67,6 +67,10 @@ def create_fastapi_app() -> FastAPI:
     app.add_middleware(TraceRequests)  # added last: the outermost layer, so the span covers the whole request
     for module in (memories, recall, sessions, alerts, admin):
         app.include_router(module.router)
+    app.include_router(users.router)
+    app.include_router(tenant.router)
+    app.include_router(alert_review.router)
+    app.include_router(console.router)
     install_error_handlers(app)
     return app
 

@@ -1,0 +1,54 @@
+"""API shapes of the tenant-wide views: the tenant's users with how full each tier is, the tenant's gate
+policy, and resolving an alert. Like ``schemas.api``, responses never carry another tenant's data."""
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemas.api import Reason
+from schemas.enums import Layer
+from schemas.settings import GatePolicy
+
+#: longest user search string (the user-id length)
+MAX_USER_QUERY_CHARS = 128
+#: a search string uses the user-id alphabet, so it never needs quoting anywhere
+USER_QUERY_PATTERN = r"^[A-Za-z0-9_.:@-]*$"
+MAX_USERS_PAGE = 200
+
+
+class LayerUsage(BaseModel):
+    layer: Layer
+    #: active items in the tier (archive: archived items)
+    used: int
+    #: the tenant policy's capacity; None for the archive, which has none
+    capacity: int | None
+
+
+class UserSummary(BaseModel):
+    user_id: str
+    #: working, long-term, core, archive, in that order
+    layers: list[LayerUsage]
+    frozen: int
+    #: frozen items never exceed this (a share of the active capacity, at most the core capacity)
+    frozen_limit: int
+    open_alerts: int
+    last_write_at: datetime | None
+
+
+class UserList(BaseModel):
+    users: list[UserSummary]
+    #: more users matched than were returned: narrow the search
+    truncated: bool
+
+
+class TenantPolicy(BaseModel):
+    tenant_id: str
+    policy: GatePolicy
+    #: how the session context's character budget is shared among its sections
+    context_budget_split: dict[str, float]
+
+
+class ResolveAlertRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: Reason = Field("", description="why it is resolved; kept in the audit trail")

@@ -1,0 +1,237 @@
+"""The web console (``serve/console``, served at ``/console``) in a real headless browser: Debian's
+``chromium`` driven by Playwright against the real stack. A wrong key sees nothing; with the tenant's key
+an operator finds a user, reads tiers, badges and the profile, resolves an alert, unfreezes and refreezes a
+fact with a reason, runs a recall, previews a session context, forgets a memory — and every step leaves
+what it should in the audit trail. The key never appears in a URL.
+
+A screenshot of each page goes to ``$HERMES_CONSOLE_SCREENSHOTS`` (default: a pytest temporary
+directory, printed). Missing browser or Playwright: skipped, except under ``CI=true`` where it fails.
+"""
+
+import importlib.util
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import _require
+
+pytestmark = [pytest.mark.stack, pytest.mark.slow]
+
+CHROMIUM = "chromium"
+WRONG_KEY = "hm_nobody_" + "0" * 48
+
+
+def _missing_browser() -> str | None:
+    if importlib.util.find_spec("playwright") is None:
+        return "playwright is not installed (pip install -e '.[test]')"
+    if shutil.which(CHROMIUM) is None:
+        return "Debian's chromium is not installed (apt-get install -y chromium)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator:
+    _require(_missing_browser())
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        # Playwright cannot download its own browsers here: it drives the system's chromium
+        launched = playwright.chromium.launch(executable_path=shutil.which(CHROMIUM))
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory) -> Path:
+    chosen = os.environ.get("HERMES_CONSOLE_SCREENSHOTS")
+    folder = Path(chosen) if chosen else tmp_path_factory.mktemp("console-screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"console screenshots: {folder}")
+    return folder
+
+
+class Console:
+    """One browser tab on the console, recording what could leak the key and any script error."""
+
+    def __init__(self, page, base: str, screenshots: Path):
+        self.page = page
+        self.base = base
+        self.screenshots = screenshots
+        self.urls: list[str] = []
+        self.api_calls: list[dict[str, str]] = []
+        self.errors: list[str] = []
+        page.on("request", self._seen)
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    def _seen(self, request) -> None:
+        self.urls.append(request.url)
+        if "/v1/" in request.url:
+            self.api_calls.append(request.headers)
+
+    def open(self, fragment: str = "") -> None:
+        self.page.goto(f"{self.base}/console{fragment}")
+
+    def sign_in(self, key: str) -> None:
+        self.page.fill("#api-key", key)
+        self.page.click("#login-form button[type=submit]")
+
+    def shot(self, name: str) -> None:
+        self.page.screenshot(path=self.screenshots / f"{name}.png", full_page=True)
+
+
+@pytest.fixture
+def console(browser, serve_app, screenshots) -> Iterator[Console]:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(60_000)  # a first write activates a user's actor: slow on a loaded machine
+    yield Console(page, serve_app, screenshots)
+    context.close()
+
+
+def say(http, key, user, session, *texts):
+    turns = [{"text": t, "dialog_id": f"{session}-d{n}"} for n, t in enumerate(texts)]
+    body = {"session_id": session, "turns": turns}
+    response = http.post(f"/v1/users/{user}/turns", json=body, headers={"X-API-Key": key})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_a_wrong_key_sees_nothing(console, http, tenant_key):
+    from playwright.sync_api import expect
+
+    say(http, tenant_key, "mei", "s1", "Remember this: I keep bees")
+    console.open("#/users/mei/memory")
+    console.sign_in(WRONG_KEY)
+    expect(console.page.locator("#login-error")).to_contain_text("refused")
+    expect(console.page.locator("#login")).to_be_visible()
+    expect(console.page.locator("#nav")).to_be_hidden()
+    assert console.page.locator("#view").inner_text() == ""
+    assert console.page.evaluate("sessionStorage.length") == 0
+    assert "bees" not in console.page.content()
+    console.shot("login-refused")
+
+
+def test_console_walkthrough(console, http, tenant_key):
+    from playwright.sync_api import expect
+
+    page = console.page
+    for session in ("s1", "s2"):
+        say(http, tenant_key, "mei", session, "I'm allergic to peanuts", "I live in Hangzhou")
+    alert = say(http, tenant_key, "mei", "s3", "I think I don't mind peanuts")["alerts"][0]
+    say(http, tenant_key, "bob", "s1", "Remember this: my dog is called Rex")
+
+    console.open()
+    console.sign_in(tenant_key)
+    expect(page.locator(".user-row")).to_have_count(2)
+    console.shot("users")
+    page.fill("#user-search", "me")
+    page.click("#user-search-run")
+    expect(page.locator(".user-row")).to_have_count(1)
+    page.click(".user-row a >> text=mei")
+
+    # memory by tier: capacity bars from the tenant's policy, state badges, provenance
+    expect(page.locator("#capacity .bar[data-label=core]")).to_contain_text("2 / 50")
+    expect(page.locator("#capacity .bar[data-label=working]")).to_contain_text("/ 200")
+    expect(page.locator(".memory-row[data-state=frozen]")).to_have_count(2)
+    expect(page.locator(".memory-row[data-state=pending] .badge-pending")).to_have_count(1)
+    expect(page.locator(".memory-row").first).to_contain_text("s3-d0")
+    console.shot("memory")
+
+    page.click(".tabs >> text=Profile")
+    allergy = page.locator(".slot-card[data-slot='basic.allergy']")
+    expect(allergy).to_contain_text("peanut")
+    expect(allergy.locator(".badge-alert")).to_contain_text("contested")
+    console.shot("profile")
+
+    # the open alert, resolved with a reason that lands in the allergy's audit trail
+    page.click(".tabs >> text=Alerts")
+    card = page.locator(f".alert-card[data-alert={alert['alert_id']}]")
+    expect(card).to_contain_text("frozen_conflict")
+    console.shot("alerts")
+    card.locator("input[name=reason]").fill("the user was joking")
+    card.locator("button[data-do=resolve]").click()
+    expect(page.locator("#alert-list")).to_contain_text("No open alerts")
+    console.open(f"#/users/mei/item/{alert['memory_id']}")
+    resolved = page.locator("#audit-trail .audit-row[data-action=resolve_alert]")
+    expect(resolved).to_contain_text("the user was joking")
+
+    # the audited unfreeze: reason and dialog id required; then frozen again with a reason
+    page.click(".tabs >> text=Frozen")
+    home = page.locator(".frozen-card", has_text="Hangzhou")
+    home.locator("button[data-do=unfreeze]").click()
+    form = home.locator("form[data-action=unfreeze]")
+    form.locator("button[type=submit]").click()  # empty: the browser refuses to send it
+    expect(form).to_be_visible()
+    form.locator("input[name=reason]").fill("the user asked to review it")
+    console.shot("unfreeze-form")
+    form.locator("button[type=submit]").click()
+    expect(form).to_be_visible()  # still no dialog id
+    form.locator("input[name=dialog_id]").fill("s4-d0")
+    form.locator("button[type=submit]").click()
+    expect(page.locator(".notice")).to_contain_text("unfreeze: done")
+    expect(page.locator(".frozen-card")).to_have_count(1)
+    page.click(".tabs >> text=Memory")
+    row = page.locator(".memory-row[data-state=unfrozen]")
+    expect(row).to_have_count(1)
+    row.locator("a.mono").click()
+    item = page.locator("#item")
+    unfreeze = page.locator("#audit-trail .audit-row[data-action=unfreeze]")
+    expect(unfreeze).to_contain_text("the user asked to review it")
+    expect(unfreeze).to_contain_text("s4-d0")
+    item.locator("button[data-do=freeze]").click()
+    item.locator("form[data-action=freeze] input[name=reason]").fill("confirmed by the user on the phone")
+    item.locator("form[data-action=freeze] button[type=submit]").click()
+    expect(page.locator("#item[data-state=frozen]")).to_be_visible()
+    expect(page.locator("#audit-trail .audit-row[data-action=freeze]").first).to_contain_text("on the phone")
+    console.shot("item-audit")
+
+    # recall playground: every hit with its score breakdown as bars
+    page.click(".tabs >> text=Recall")
+    page.fill("#recall-query", "what should I avoid cooking?")
+    page.click("#recall-run")
+    top = page.locator(".hit").first
+    expect(top).to_contain_text("peanut")
+    expect(top.locator(".badge-route")).not_to_have_count(0)
+    widths = top.locator(".score .fill").evaluate_all("els => els.map(e => e.getBoundingClientRect().width)")
+    assert len(widths) >= 8 and widths[0] > 0  # total, then one bar per signal
+    assert top.locator(".contribution .seg").count() == 3
+    console.shot("recall")
+
+    # session context preview: the budget split drawn 35 / 40 / 20 / 5
+    page.click(".tabs >> text=Session context")
+    page.click("#session-run")
+    segments = page.locator("#budget-split .budget-seg")
+    expect(segments).to_have_count(4)
+    widths = segments.evaluate_all("els => els.map(e => e.getBoundingClientRect().width)")
+    shares = [round(w / sum(widths), 2) for w in widths]
+    assert shares == pytest.approx([0.35, 0.40, 0.20, 0.05], abs=0.01)
+    expect(page.locator("#session-preview pre").first).to_contain_text("allergy: Peanut")
+    console.shot("session")
+
+    # forget one of bob's memories: gone from its page and from his list
+    console.open("#/users/bob/memory")
+    doomed = page.locator(".memory-row").first.get_attribute("data-memory")
+    page.locator(f".memory-row[data-memory={doomed}] a.mono").click()
+    page.locator("#item button[data-do=forget]").click()
+    page.locator("form[data-action=forget] button[type=submit]").click()
+    expect(page.locator("#item-gone")).to_be_visible()
+    console.shot("forgotten")
+    page.click(".tabs >> text=Memory")
+    expect(page.locator("#memory-count")).to_contain_text("memories")
+    expect(page.locator(f".memory-row[data-memory={doomed}]")).to_have_count(0)
+
+    console.open("#/alerts")
+    page.select_option("select[aria-label='alert status']", "all")
+    expect(page.locator(".alert-card[data-status=resolved]")).to_have_count(1)
+    console.shot("tenant-alerts")
+
+    page.click("#logout")
+    expect(page.locator("#login")).to_be_visible()
+    assert page.evaluate("sessionStorage.length") == 0
+
+    assert console.errors == []
+    assert not any(tenant_key in url for url in console.urls)
+    assert console.api_calls and all(h.get("x-api-key") == tenant_key for h in console.api_calls)
