@@ -124,7 +124,9 @@ def test_each_write_call_gets_its_own_key():
 
 
 def test_retry_after_is_honoured():
-    transport, seen = scripted(error(429, "rate_limited", retry_after="1"), ok(RecallResponse(query="q", hits=[])))
+    transport, seen = scripted(
+        error(429, "rate_limited", retry_after="1"), ok(RecallResponse(query="q", hits=[]))
+    )
     with HermesClient("http://hermes", KEY, transport=transport, retry=FAST) as client:
         started = time.monotonic()
         assert client.recall("u1", {"query": "q"}).query == "q"
