@@ -17,6 +17,7 @@ from typing import Any
 
 from agent.memory_manager import MemoryManager
 from plugins.memory import load_memory_provider
+
 from serve.client import HermesClient
 
 TIMEOUT = 30.0
@@ -79,23 +80,41 @@ def two_users() -> dict[str, Any]:
 
 
 def prefetch_budget() -> dict[str, Any]:
-    """Prefetch with the configured budget (the recall is ready) and with a 1 ms budget (it is not)."""
+    """Prefetch never takes longer than its budget; a recall that finishes late is served next time;
+    with a 1 ms budget nothing is ready and the turn does not wait."""
     manager = agent("s1", platform="discord", user_id="carol")
+    provider = manager.get_provider("hermes_memory")
     turn(manager, "I'm vegetarian and I love hiking in the Alps", "Great.", "s1")
     settle(manager)
-    timings = []
-    for _ in range(3):
+    assert provider.recalls_settled(TIMEOUT)
+    recall_seconds = []
+    with client() as http:  # the recall itself, for comparison with the budget
+        for _ in range(3):
+            started = time.monotonic()
+            http.recall("discord:carol", {"query": "what food do I like?"})
+            recall_seconds.append(time.monotonic() - started)
+    seconds, contexts = [], []
+    for query in ("what food do I like?", "what do I usually eat?", "which diet do I follow?"):
         started = time.monotonic()
-        context = manager.prefetch_all("what food do I like?", session_id="s1")
-        timings.append(time.monotonic() - started)
+        contexts.append(manager.prefetch_all(query, session_id="s1"))
+        seconds.append(time.monotonic() - started)
+    assert provider.recalls_settled(TIMEOUT)
+    after_settling = manager.prefetch_all("what food do I like?", session_id="s1")
+    manager.shutdown_all()
     os.environ["HERMES_MEMORY_PREFETCH_BUDGET_MS"] = "1"  # read when the provider initializes
     hurried = agent("s1", platform="discord", user_id="carol")
     started = time.monotonic()
     starved = hurried.prefetch_all("where do I go hiking?", session_id="s1")
     starved_seconds = time.monotonic() - started
     hurried.shutdown_all()
-    manager.shutdown_all()
-    return {"context": context, "seconds": timings, "starved": starved, "starved_seconds": starved_seconds}
+    return {
+        "recall_seconds": recall_seconds,
+        "seconds": seconds,
+        "contexts": contexts,
+        "after_settling": after_settling,
+        "starved": starved,
+        "starved_seconds": starved_seconds,
+    }
 
 
 def read_only_contexts() -> dict[str, Any]:
@@ -125,7 +144,11 @@ def tools_and_mirror() -> dict[str, Any]:
         http.confirm(user, memory_id, {"session_id": "s0", "reason": "stated before"})
         http.freeze(user, memory_id, {"reason": "home city confirmed"})
         unfrozen = tool(
-            manager, "hermes_memory_unfreeze", memory_id=memory_id, reason="moved to Porto", new_content="I live in Porto"
+            manager,
+            "hermes_memory_unfreeze",
+            memory_id=memory_id,
+            reason="moved to Porto",
+            new_content="I live in Porto",
         )
         audit = [event.model_dump(mode="json") for event in http.get_memory(user, memory_id).audit]
         bad_unfreeze = tool(manager, "hermes_memory_unfreeze", memory_id="m_" + "0" * 32, reason="nothing")
@@ -172,7 +195,9 @@ def unreachable() -> dict[str, Any]:
     }
 
 
-SCENARIOS = {f.__name__: f for f in (two_users, prefetch_budget, read_only_contexts, tools_and_mirror, unreachable)}
+SCENARIOS = {
+    f.__name__: f for f in (two_users, prefetch_budget, read_only_contexts, tools_and_mirror, unreachable)
+}
 
 if __name__ == "__main__":
     print(json.dumps(SCENARIOS[sys.argv[1]](), default=str))

@@ -46,6 +46,8 @@ class AgentEnv:
             timeout=300,
         )
         assert done.returncode == 0, f"{scenario} failed:\n{done.stderr[-4000:]}"
+        if os.environ.get("HERMES_TEST_SHOW_AGENT"):  # the figures the docs quote
+            print(scenario, done.stdout)
         return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -55,7 +57,9 @@ def _pip(python: Path, *args: str) -> None:
 
 @pytest.fixture(scope="session")
 def hermes_agent(tmp_path_factory: pytest.TempPathFactory) -> AgentEnv:
-    venv = ROOT / ".venv" / f"hermes-agent-{HERMES_AGENT_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
+    venv = (
+        ROOT / ".venv" / f"hermes-agent-{HERMES_AGENT_VERSION}-py{sys.version_info[0]}{sys.version_info[1]}"
+    )
     python = venv / "bin" / "python"
     if not (venv / ".ready").exists():
         subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True, timeout=300)
@@ -96,9 +100,11 @@ def test_two_gateway_users_never_see_each_other(hermes_agent, serve_app, tenant_
 def test_prefetch_answers_within_its_budget(hermes_agent, serve_app, tenant_key):
     # HERMES_MEMORY_PREFETCH_BUDGET_MS is unset: the default budget of 800 ms applies
     out = hermes_agent.run("prefetch_budget", serve_app, tenant_key)
-    assert "vegetarian" in out["context"].lower()
-    # the budget plus the manager's thread hand-off; the recall itself was ready within the budget
-    assert max(out["seconds"]) < 0.8 + 0.3, out["seconds"]
+    # never longer than the budget plus the manager's thread hand-off, however long the recall takes
+    assert max(out["seconds"]) < 0.8 + 0.3, out
+    # what was ready in time is fresh; what finished late is served on the next turn
+    assert all("vegetarian" in text.lower() for text in out["contexts"] if text)
+    assert "vegetarian" in out["after_settling"].lower()
     # a 1 ms budget: the recall cannot be ready, and the turn does not wait for it
     assert out["starved"] == "" and out["starved_seconds"] < 0.3
 

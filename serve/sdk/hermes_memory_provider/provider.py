@@ -48,6 +48,8 @@ log = logging.getLogger(__name__)
 #: contexts that read memory but never write it (they would put a scheduler's or a helper's words
 #: into the user's memory)
 READ_ONLY_CONTEXTS = frozenset({"subagent", "cron", "flush"})
+#: recalls allowed under way at once (prefetch and queue_prefetch)
+MAX_RECALLS = 2
 _RETRY = RetryPolicy(attempts=2, backoff_seconds=0.1, max_retry_after=2.0)
 _BLOCK_HEADER = "# Hermes Memory: what you know about this user (fixed for this session)"
 _BLOCK_TOOLS = (
@@ -67,7 +69,11 @@ class HermesMemoryProvider(MemoryProvider):
         self._turns = 0
         self._mirrored = 0
         self._snapshot: Future[str] | None = None
-        self._queued: tuple[str, Future[RecallResponse]] | None = None
+        #: recalls under way (query, future): at most MAX_RECALLS, so a slow service never piles them up
+        self._recalls: list[tuple[str, Future[RecallResponse]]] = []
+        #: the newest recall that finished, whenever it finished: what prefetch serves when a fresh one
+        #: is not ready within the budget
+        self._latest: RecallResponse | None = None
         self._lock = threading.Lock()
         self._readers: ThreadPoolExecutor | None = None
         self._writer: ThreadPoolExecutor | None = None
@@ -93,7 +99,9 @@ class HermesMemoryProvider(MemoryProvider):
         self._client = HermesClient(
             self._settings.url, self._settings.api_key, timeout=self._settings.timeout, retry=_RETRY
         )
-        self._readers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="hermes-memory-read")
+        self._readers = ThreadPoolExecutor(
+            max_workers=MAX_RECALLS + 1, thread_name_prefix="hermes-memory-read"
+        )
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hermes-memory-write")
         self._switch_to(session_id)
 
@@ -146,26 +154,31 @@ class HermesMemoryProvider(MemoryProvider):
     def prefetch(self, query: str, *, session_id: str = "") -> str:
         if self._readers is None or self._settings is None or not query.strip():
             return ""
-        with self._lock:
-            queued, self._queued = self._queued, None
-        fresh = queued[1] if queued and queued[0] == query else self._submit_recall(query)
-        budget = self._settings.prefetch_budget_ms / 1000
-        for future, wait in ((fresh, budget), (queued[1] if queued else None, 0)):
-            if future is None:
-                continue
+        fresh = self._recall_in_background(query)
+        if fresh is not None:
             try:
-                return _recalled_text(future.result(timeout=wait))
+                return _recalled_text(fresh.result(timeout=self._settings.prefetch_budget_ms / 1000))
             except FutureTimeout:
-                continue  # not ready within the budget: the turn does not wait for it
+                pass  # not ready within the budget: the turn does not wait for it
             except Exception as exc:
                 log.info("Hermes Memory: recall failed (%s)", exc)
-        return ""
+        latest = self._latest
+        return _recalled_text(latest) if latest is not None else ""
 
     def queue_prefetch(self, query: str, *, session_id: str = "") -> None:
         if self._readers is not None and query.strip():
-            future = self._submit_recall(query)
-            with self._lock:
-                self._queued = (query, future)
+            self._recall_in_background(query)
+
+    def recalls_settled(self, timeout: float) -> bool:
+        """Wait until no recall is under way (or ``timeout`` passes); for tests and orderly shutdown."""
+        with self._lock:
+            running = [future for _, future in self._recalls]
+        try:
+            for future in running:
+                future.exception(timeout=timeout)
+            return True
+        except FutureTimeout:
+            return False
 
     # ---------------------------------------------------------------------------------------- writes
 
@@ -307,14 +320,30 @@ class HermesMemoryProvider(MemoryProvider):
         body = context.text.strip() or "Nothing is remembered about this user yet."
         return f"{_BLOCK_HEADER}\n{body}\n\n{_BLOCK_TOOLS}"
 
-    def _submit_recall(self, query: str) -> Future[RecallResponse]:
+    def _recall_in_background(self, query: str) -> Future[RecallResponse] | None:
+        """The recall for ``query``: one already under way, else a new one, else None when
+        ``MAX_RECALLS`` are still running (the service is slow: do not add to its load)."""
         assert self._readers is not None and self._settings is not None
-        request = {
-            "query": query[:MAX_QUERY_CHARS],
-            "k": self._settings.recall_k,
-            "session_id": self._session,
-        }
-        return self._readers.submit(self._call, "recall", self._user, request)
+        with self._lock:
+            self._recalls = [(q, future) for q, future in self._recalls if not future.done()]
+            for running_query, future in self._recalls:
+                if running_query == query:
+                    return future
+            if len(self._recalls) >= MAX_RECALLS:
+                return None
+            request = {
+                "query": query[:MAX_QUERY_CHARS],
+                "k": self._settings.recall_k,
+                "session_id": self._session,
+            }
+            future = self._readers.submit(self._call, "recall", self._user, request)
+            self._recalls.append((query, future))
+        future.add_done_callback(self._keep_latest)
+        return future
+
+    def _keep_latest(self, future: Future[RecallResponse]) -> None:
+        if not future.cancelled() and future.exception() is None:
+            self._latest = future.result()
 
     def _send_write(self, method: str, request: dict[str, Any], identity: str) -> None:
         try:
