@@ -22,8 +22,9 @@ Retries (``RetryPolicy``; the default makes 4 attempts):
   ``Retry-After`` header is honoured (never retried sooner); one longer than ``max_retry_after`` ends the
   retries at once, raising the error with ``retry_after`` set.
 * A request that never reached the server (connection refused, connect timeout) is retried on every
-  method. One that may have been applied (read timeout, dropped connection) is retried only where
-  repeating it is harmless: reads, recall, sessions, forget, and the two writes.
+  method. One that may have been applied (read timeout, dropped connection, another 5xx such as the 500
+  Serve's proxy answers when a replica dies mid-request) is retried only where repeating it is harmless:
+  reads, recall, sessions, forget, and the two writes.
 * Writes (``write_turns``, ``write_memory``) always carry an ``Idempotency-Key``: the caller's, else one
   the client makes; every retry of the call sends the same key, so the server applies it once.
 * Between attempts: the ``Retry-After`` if given, else exponential backoff with jitter.
@@ -245,7 +246,10 @@ def _next_step(
     if attempt >= policy.attempts:
         return None
     if isinstance(outcome, httpx.Response):
-        if outcome.status_code not in _RETRY_STATUSES:
+        status = outcome.status_code
+        if status >= 500 and status not in _RETRY_STATUSES:  # e.g. a replica died mid-request
+            return policy.delay(attempt, None) if call.idempotent else None
+        if status not in _RETRY_STATUSES:
             return None
         retry_after = _retry_after(outcome)
         if retry_after is not None and retry_after > policy.max_retry_after:

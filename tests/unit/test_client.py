@@ -30,7 +30,7 @@ from serve.client import (
 from serve.routes.deps import current_gateway
 from tests.unit.test_serve_http import KEY, MEMORY_ID, RecordingGateway
 
-FAST = RetryPolicy(attempts=3, backoff_seconds=0.001)
+FAST = RetryPolicy(attempts=4, backoff_seconds=0.001)
 WRITTEN = WriteResult(user_id="u1", outcomes=[], alerts=[], ignored_turns=1)
 TURNS = {"session_id": "s1", "turns": [{"text": "hello", "dialog_id": "d1"}]}
 
@@ -91,8 +91,8 @@ def test_errors_are_typed_and_carry_status_body_and_retry_after():
             "store_unavailable",
             60.0,
         )
-        with pytest.raises(ServerError) as foreign:
-            client.health()
+        with pytest.raises(ServerError) as foreign:  # not retried: a freeze may have landed
+            client.freeze("u1", MEMORY_ID, {"reason": "r"})
         assert (foreign.value.status, foreign.value.error) == (502, "http_error")
         with pytest.raises(AuthenticationError):
             client.profile("u1")
@@ -107,12 +107,13 @@ def test_a_write_is_retried_with_the_same_idempotency_key():
     transport, seen = scripted(
         error(503, "store_unavailable", retry_after="0"),
         httpx.ReadTimeout("slow"),  # it may have been applied: the same key makes the retry harmless
+        httpx.Response(500, text="Internal Server Error"),  # Serve's proxy, when a replica dies
         ok(WRITTEN),
     )
     with HermesClient("http://hermes", KEY, transport=transport, retry=FAST) as client:
         assert client.write_turns("u1", TURNS) == WRITTEN
     keys = {request.headers["Idempotency-Key"] for request in seen}
-    assert len(seen) == 3 and len(keys) == 1 and keys.pop()  # one key the client made, sent every time
+    assert len(seen) == 4 and len(keys) == 1 and keys.pop()  # one key the client made, sent every time
 
 
 def test_each_write_call_gets_its_own_key():
@@ -134,11 +135,11 @@ def test_retry_after_is_honoured():
 
 
 def test_gives_up_after_the_last_attempt():
-    transport, seen = scripted(*[error(429, "rate_limited", retry_after="0")] * 3)
+    transport, seen = scripted(*[error(429, "rate_limited", retry_after="0")] * 4)
     with HermesClient("http://hermes", KEY, transport=transport, retry=FAST) as client:
         with pytest.raises(RateLimitedError):
             client.recall("u1", {"query": "q"})
-    assert len(seen) == 3
+    assert len(seen) == 4
 
 
 def test_client_errors_are_not_retried():
@@ -152,6 +153,7 @@ def test_client_errors_are_not_retried():
 def test_an_unsafe_call_is_retried_only_when_it_never_reached_the_server():
     refused, refused_seen = scripted(httpx.ConnectError("refused"), error(409, "not_confirmed"))
     timed_out, timed_out_seen = scripted(httpx.ReadTimeout("slow"), ok(WRITTEN))
+    failed, failed_seen = scripted(httpx.Response(500, text="replica died"), ok(WRITTEN))
     freeze = {"reason": "confirmed allergy"}
     with HermesClient("http://hermes", KEY, transport=refused, retry=FAST) as client:
         with pytest.raises(ConflictError):  # never sent the first time: sent again, and answered
@@ -159,15 +161,18 @@ def test_an_unsafe_call_is_retried_only_when_it_never_reached_the_server():
     with HermesClient("http://hermes", KEY, transport=timed_out, retry=FAST) as client:
         with pytest.raises(HermesTimeout):  # a freeze that may have landed is not sent again
             client.freeze("u1", MEMORY_ID, freeze)
-    assert len(refused_seen) == 2 and len(timed_out_seen) == 1
+    with HermesClient("http://hermes", KEY, transport=failed, retry=FAST) as client:
+        with pytest.raises(ServerError):  # a 500 says nothing of whether it landed
+            client.freeze("u1", MEMORY_ID, freeze)
+    assert len(refused_seen) == 2 and len(timed_out_seen) == 1 and len(failed_seen) == 1
 
 
 def test_unreachable_service_raises_connection_error():
-    transport, seen = scripted(*[httpx.ConnectError("refused")] * 3)
+    transport, seen = scripted(*[httpx.ConnectError("refused")] * 4)
     with HermesClient("http://hermes", KEY, transport=transport, retry=FAST) as client:
         with pytest.raises(HermesConnectionError):
             client.health()
-    assert len(seen) == 3
+    assert len(seen) == 4
 
 
 def test_an_id_outside_its_alphabet_never_leaves_the_client():
