@@ -173,6 +173,18 @@ def tools_and_mirror() -> dict[str, Any]:
     }
 
 
+def resumed_session() -> dict[str, Any]:
+    """The same session id opened twice (``/resume``): turn numbers restart, no turn is taken for a resend."""
+    for words in ("I have a cat named Miso", "I have a dog named Rex"):
+        manager = agent("s1", platform="telegram", user_id="ivy")
+        turn(manager, words, "Nice.", "s1")
+        settle(manager)
+        manager.shutdown_all()
+    with client() as http:
+        items = http.list_memories("telegram:ivy").items
+    return {"memories": [(m.content, m.source_dialog_ids) for m in items]}
+
+
 def unreachable() -> dict[str, Any]:
     """The service is down: every manager call still returns promptly, and the provider says unavailable."""
     started = time.monotonic()
@@ -196,7 +208,8 @@ def unreachable() -> dict[str, Any]:
 
 
 SCENARIOS = {
-    f.__name__: f for f in (two_users, prefetch_budget, read_only_contexts, tools_and_mirror, unreachable)
+    f.__name__: f
+    for f in (two_users, prefetch_budget, read_only_contexts, tools_and_mirror, resumed_session, unreachable)
 }
 
 if __name__ == "__main__":

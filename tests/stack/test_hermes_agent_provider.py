@@ -138,6 +138,13 @@ def test_tools_answer_json_and_the_unfreeze_is_audited(hermes_agent, serve_app, 
     assert "User prefers green tea" not in out["after_remove"]
 
 
+def test_a_resumed_session_keeps_every_turn(hermes_agent, serve_app, tenant_key):
+    memories = hermes_agent.run("resumed_session", serve_app, tenant_key)["memories"]
+    assert {"I have a cat named Miso", "I have a dog named Rex"} <= {content for content, _ in memories}
+    dialogs = [tuple(dialog_ids) for _, dialog_ids in memories]
+    assert len(set(dialogs)) == len(dialogs)  # both were turn 1 of session s1, yet their dialogs differ
+
+
 def test_unreachable_service_leaves_the_agent_working(hermes_agent):
     # nothing listens on this port: the service is down from the provider's point of view
     out = hermes_agent.run("unreachable", f"http://127.0.0.1:{free_port()}", "hm_unused_key")

@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import threading
+import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -67,6 +68,9 @@ class HermesMemoryProvider(MemoryProvider):
         self._writes = True
         self._reachable: bool | None = None  # None: not tried yet
         self._turns = 0
+        #: distinguishes this run of a session from an earlier one with the same id (a /resume): turn
+        #: numbers restart, dialog ids and idempotency keys must not repeat
+        self._run = ""
         self._mirrored = 0
         self._snapshot: Future[str] | None = None
         #: recalls under way (query, future): at most MAX_RECALLS, so a slow service never piles them up
@@ -202,7 +206,7 @@ class HermesMemoryProvider(MemoryProvider):
             "session_id": session,
             "turns": [{"role": "user", "text": chunk, "dialog_id": dialog_id} for chunk in chunks],
         }
-        self._writer.submit(self._send_write, "write_turns", request, dialog_id)
+        self._writer.submit(self._send_write, "write_turns", request, f"{dialog_id}.{text}")
 
     def on_memory_write(
         self, action: str, target: str, content: str, metadata: dict[str, Any] | None = None
@@ -214,7 +218,7 @@ class HermesMemoryProvider(MemoryProvider):
             self._writer.submit(self._forget_matching, old_text or content, f"built-in memory {action}")
         if action in {"add", "replace"} and content.strip():
             self._mirrored += 1
-            dialog_id = safe_id(f"{self._session}.builtin.{self._mirrored}")
+            dialog_id = safe_id(f"{self._session}.{self._run}.builtin.{self._mirrored}")
             request = {
                 "content": content.strip()[:MAX_TURN_CHARS],
                 "kind": "fact",
@@ -228,7 +232,7 @@ class HermesMemoryProvider(MemoryProvider):
 
     def current_dialog_id(self, session: str = "") -> str:
         """The dialog id the current turn's words are written under (and unfreezes are audited with)."""
-        return safe_id(f"{session or self._session}.t{self._turns + 1}")
+        return safe_id(f"{session or self._session}.{self._run}.t{self._turns + 1}")
 
     # ----------------------------------------------------------------------------------------- tools
 
@@ -311,6 +315,7 @@ class HermesMemoryProvider(MemoryProvider):
     def _switch_to(self, session_id: str) -> None:
         self._session = safe_id(session_id or "hermes-session")
         self._turns = 0
+        self._run = uuid.uuid4().hex[:6]
         assert self._readers is not None
         self._snapshot = self._readers.submit(self._open_session, self._session)
 
