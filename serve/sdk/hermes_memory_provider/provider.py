@@ -32,6 +32,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from agent.memory_provider import MemoryProvider
+from tools.daemon_pool import DaemonThreadPoolExecutor  # Hermes Agent's: never holds the process open
 
 from hermes_memory_provider.config import NAME, ProviderSettings, memory_user_id, safe_id
 from hermes_memory_provider.tools import TOOL_SCHEMAS
@@ -103,10 +104,10 @@ class HermesMemoryProvider(MemoryProvider):
         self._client = HermesClient(
             self._settings.url, self._settings.api_key, timeout=self._settings.timeout, retry=_RETRY
         )
-        self._readers = ThreadPoolExecutor(
-            max_workers=MAX_RECALLS + 1, thread_name_prefix="hermes-memory-read"
-        )
-        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hermes-memory-write")
+        # daemon workers: a request stuck on a dead service never delays the agent's exit (shutdown
+        # gives queued writes a bounded flush first)
+        self._readers = DaemonThreadPoolExecutor(MAX_RECALLS + 1, thread_name_prefix="hermes-memory-read")
+        self._writer = DaemonThreadPoolExecutor(1, thread_name_prefix="hermes-memory-write")
         self._switch_to(session_id)
 
     def on_session_switch(self, new_session_id: str, **kwargs: Any) -> None:
@@ -174,7 +175,7 @@ class HermesMemoryProvider(MemoryProvider):
             self._recall_in_background(query)
 
     def recalls_settled(self, timeout: float) -> bool:
-        """Wait until no recall is under way (or ``timeout`` passes); for tests and orderly shutdown."""
+        """Wait until no recall is under way (or ``timeout`` passes): a deterministic state for tests."""
         with self._lock:
             running = [future for _, future in self._recalls]
         try:
@@ -195,7 +196,8 @@ class HermesMemoryProvider(MemoryProvider):
         messages: list[dict[str, Any]] | None = None,
     ) -> None:
         # only the user's words become memories: the assistant's reply is never sent
-        text = (user_content or "").strip()
+        # a paste longer than this is cut: the request stays under the service's 1 MiB body limit
+        text = (user_content or "").strip()[: MAX_TURN_CHARS * 100]
         if not self._writes or self._writer is None or not text:
             return
         session = safe_id(session_id) if session_id else self._session
