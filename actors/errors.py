@@ -9,7 +9,8 @@ so that Ray can ship it across processes.
     │   └── CapacityError        a tier is full and cannot make room (core never evicts)
     ├── InvalidInput             well-formed but unacceptable content (HTTP 422)
     ├── ConcurrentUpdate         optimistic-lock conflict in SQL (HTTP 409, retry)
-    └── StoreUnavailable         SQL or Milvus is down (HTTP 503 with Retry-After)
+    ├── StoreUnavailable         SQL or Milvus is down (HTTP 503 with Retry-After)
+    └── OwnershipLost            a stale host's commit refused by the user's fencing epoch (retried inside)
 """
 
 
@@ -58,3 +59,11 @@ class StoreUnavailable(HermesError):
     def __init__(self, message: str, retry_after_seconds: float = 1.0):
         super().__init__(message, retry_after_seconds)
         self.retry_after_seconds = retry_after_seconds
+
+
+class OwnershipLost(HermesError):
+    """A commit was decided by a host (or job) whose claim on the user is no longer current: another
+    claimant took the user over. Never reaches a caller: the runtime reloads the user and retries, or
+    routes the call to the current owner (HTTP 503 if it ever escaped)."""
+
+    status_code = 503

@@ -3,6 +3,7 @@ that lets a question about cooking reach the allergy slot however cold it is.
 """
 
 import re
+from collections.abc import Sequence
 from functools import cache, lru_cache
 
 import numpy as np
@@ -67,29 +68,39 @@ def _tokens(text: str) -> tuple[str, ...]:
 
 
 class BM25:
-    def __init__(self, documents: list[list[str]], k1: float = 1.5, b: float = 0.75):
-        self.k1, self.b = k1, b
-        self.documents = documents
-        self.lengths = np.array([len(d) for d in documents], dtype=np.float64)
-        self.average = float(self.lengths.mean()) if documents else 0.0
-        frequency: dict[str, int] = {}
-        for doc in documents:
-            for term in set(doc):
-                frequency[term] = frequency.get(term, 0) + 1
-        n = len(documents)
-        self.idf = {t: float(np.log(1 + (n - f + 0.5) / (f + 0.5))) for t, f in frequency.items()}
+    """Okapi BM25 over tokenized documents, with postings built once: scoring a query touches only the
+    documents that hold its terms, so one index serves every query until the documents change."""
 
-    def scores(self, query: list[str]) -> np.ndarray:
-        result = np.zeros(len(self.documents))
-        if not self.documents or self.average == 0:
+    def __init__(self, documents: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75):
+        self.k1, self.b = k1, b
+        self.size = len(documents)
+        lengths = np.array([len(d) for d in documents], dtype=np.float64)
+        average = float(lengths.mean()) if self.size else 0.0
+        self._norm = k1 * (1 - b + b * lengths / average) if average else lengths
+        counts: dict[str, dict[int, int]] = {}
+        for n, doc in enumerate(documents):
+            for term in doc:
+                per_doc = counts.setdefault(term, {})
+                per_doc[n] = per_doc.get(n, 0) + 1
+        self._postings = {
+            term: (np.fromiter(per_doc, np.int64, len(per_doc)), np.fromiter(per_doc.values(), np.float64))
+            for term, per_doc in counts.items()
+        }
+        self.idf = {
+            term: float(np.log(1 + (self.size - len(d) + 0.5) / (len(d) + 0.5))) for term, d in counts.items()
+        }
+        self._empty = average == 0
+
+    def scores(self, query: Sequence[str]) -> np.ndarray:
+        result = np.zeros(self.size)
+        if self._empty:
             return result
-        norm = self.k1 * (1 - self.b + self.b * self.lengths / self.average)
         for term in set(query):
-            idf = self.idf.get(term)
-            if idf is None:
+            posting = self._postings.get(term)
+            if posting is None:
                 continue
-            counts = np.array([doc.count(term) for doc in self.documents], dtype=np.float64)
-            result += idf * counts * (self.k1 + 1) / (counts + norm)
+            docs, counts = posting
+            result[docs] += self.idf[term] * counts * (self.k1 + 1) / (counts + self._norm[docs])
         return result
 
 

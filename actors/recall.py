@@ -2,11 +2,12 @@
 
 Routes, each a ranked list of the user's memories:
 
-* **semantic** — Milvus, inside the tenant's partition, filtered by user, over the active layers;
-* **keyword** — BM25 over the active items (Chinese segmented with jieba);
+* **semantic** — the query vector against the active items' matrix, in memory (``actors.recall_view``);
+* **keyword** — BM25 over the active items (Chinese segmented with jieba), postings kept between calls;
 * **archive** — when the active routes are weak (fewer than ``k`` active hits that both routes back), the
-  semantic and keyword routes are ranked again over the active and archived items together, so archived
-  hits compete on the same rank scale; they are penalised and restorable;
+  semantic and keyword routes are ranked again over the active and archived items together (the archive
+  held in the host in float16, loaded on first need), so archived hits compete on the same rank scale;
+  they are penalised and restorable;
 * **slot** — a query about food pulls the allergy and diet slots whatever their rank, so a cold but vital
   fact is never crowded out;
 * **relation** — entities the query names, followed one or two hops through the memories that link them
@@ -34,16 +35,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from actors.gate import same_words
-from actors.keywords import BM25, asks_about_the_past, query_slots, tokenize
+from actors.keywords import BM25 as KeywordIndex
+from actors.keywords import asks_about_the_past, query_slots, tokenize
 from actors.memory import MemoryItem
-from actors.relations import EntityGraph
-from actors.store.vectors import VectorHit
+from actors.recall_view import top
 from actors.tracing import span
 from actors.valuation import days_between, negative_weight
 from schemas import api
 from schemas.enums import Layer, State
 
 if TYPE_CHECKING:
+    from actors.recall_view import ActiveView
     from actors.service import UserMemoryService
 
 ACTIVE_LAYERS = frozenset({Layer.WORKING, Layer.LONGTERM, Layer.CORE})
@@ -100,23 +102,28 @@ class RecallEngine:
     def recall(self, req: api.RecallRequest, query_vector: np.ndarray) -> list[api.RecallHit]:
         depth = max(4 * req.k, 40)
         self.past = asks_about_the_past(req.query)
-        active = self.service.engine.active()
+        view = self.service.active_view()
+        active = view.items
         terms = tokenize(req.query)
-        layers = ACTIVE_LAYERS | (ARCHIVE_LAYERS if req.include_archive else frozenset())
-        semantic = self._semantic(query_vector, depth * (2 if req.include_archive else 1), layers)
-        self._ranked("semantic", [h.memory_id for h in semantic if h.layer is not Layer.ARCHIVE][:depth])
-        self._ranked("keyword", self._keyword(active, terms, depth))
+        with span("recall.semantic", docs=len(active)):
+            self._ranked("semantic", [memory_id for memory_id, _ in view.nearest(query_vector, depth)])
+        self._ranked("keyword", self._keyword(active, view.keywords, terms, depth))
         strong = [c for c in self.pool.values() if self._relevance(c) > STRONG_RELEVANCE]
         if req.include_archive and len(strong) < req.k:
             # weak active recall: rank the archive together with the active items, so an archived hit
             # competes on the same rank scale instead of on a separate list of its own
-            archived = self._archived()
-            for c in self.pool.values():
-                c.semantic = c.keyword = 0.0
-            self._ranked("semantic", [h.memory_id for h in semantic][:depth], archived)
-            self._ranked("keyword", self._keyword(active + list(archived.values()), terms, depth), archived)
+            with span("recall.archive"):
+                archived, scores = self.service.archive_view().scored(query_vector)
+                joint = active + archived
+                joint_scores = np.concatenate([view.matrix @ query_vector, scores]) if joint else scores
+                by_id = {i.memory_id: i for i in archived}
+                for c in self.pool.values():
+                    c.semantic = c.keyword = 0.0
+                self._ranked("semantic", [joint[n].memory_id for n in top(joint_scores, depth)], by_id)
+                keywords = KeywordIndex([tokenize(i.content) for i in joint]) if archived else view.keywords
+                self._ranked("keyword", self._keyword(joint, keywords, terms, depth), by_id)
         self._slots(active, req.query)
-        self._relations(active, req.query)
+        self._relations(view, req.query)
         self._recency(active)
         scored = sorted(
             ((self._total(c), c) for c in self.pool.values()), key=lambda t: (-t[0][0], t[1].item.memory_id)
@@ -125,17 +132,13 @@ class RecallEngine:
 
     # ------------------------------------------------------------------ routes
 
-    def _semantic(self, vector: np.ndarray, depth: int, layers: frozenset[Layer]) -> list[VectorHit]:
-        service = self.service
-        with span("milvus.search", layers=",".join(sorted(layers)), k=depth):
-            return service.index.search(service.tenant_id, service.user_id, vector, depth, layers=layers)
-
-    def _keyword(self, items: list[MemoryItem], terms: list[str], depth: int) -> list[str]:
+    @staticmethod
+    def _keyword(items: list[MemoryItem], index: KeywordIndex, terms: list[str], depth: int) -> list[str]:
         if not items or not terms:
             return []
         with span("recall.keyword", docs=len(items)):
-            scores = BM25([tokenize(i.content) for i in items]).scores(terms)
-        return [items[i].memory_id for i in np.argsort(-scores, kind="stable")[:depth] if scores[i] > 0]
+            scores = index.scores(terms)
+        return [items[n].memory_id for n in top(scores, depth) if scores[n] > 0]
 
     def _ranked(self, route: str, ranked: list[str], archived: dict[str, MemoryItem] | None = None) -> None:
         """Add a ranked route's hits (memory ids, best first) to the pool, scored by rank."""
@@ -152,10 +155,6 @@ class RecallEngine:
             if item.state is State.ARCHIVED:
                 entry.note("archive")
 
-    def _archived(self) -> dict[str, MemoryItem]:
-        with span("sql.archived"):
-            return {i.memory_id: i for i in self.service.archived_items()}
-
     def _slots(self, active: list[MemoryItem], query: str) -> None:
         wanted = query_slots(query)
         for item in active:
@@ -164,12 +163,11 @@ class RecallEngine:
                 entry.slot = 1.0
                 entry.note("slot")
 
-    def _relations(self, active: list[MemoryItem], query: str) -> None:
-        graph = EntityGraph.from_items(active)
-        by_id = {i.memory_id: i for i in active}
+    def _relations(self, view: ActiveView, query: str) -> None:
+        graph = view.graph
         named = graph.entities_in(query)
         for memory_id, hop in graph.hops(named).items():
-            entry = self.pool.setdefault(memory_id, _Candidate(by_id[memory_id]))
+            entry = self.pool.setdefault(memory_id, _Candidate(view.by_id[memory_id]))
             entry.relation = max(entry.relation, HOP_RELEVANCE[hop])
             entry.note(f"relation_hop{hop}")
 

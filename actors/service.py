@@ -1,13 +1,17 @@
-"""One user's memory service: the gate engine wired to the stores, the embedder and the extractor.
+"""One user's memory service: the gate engine wired to the SQL store, the embedder and the extractor.
 
-Plain Python, no Ray import: ``actors.user_actor`` runs one instance per (tenant, user) so every call for a
-user is serialized. Order of every mutation: gate decision in memory → one SQL transaction (the write is
-acknowledged only after it commits) → vector index sync (derived; drift is repaired by ``reconcile``).
+Plain Python, no Ray import: a host (``actors.runtime.host``) runs one instance per resident (tenant, user)
+and serializes the user's calls. Order of every mutation: gate decision in memory → one SQL transaction,
+fenced by the host's claim on the user and carrying the vector-index outbox rows (the write is acknowledged
+only after it commits) → ``on_index_change`` tells the host there is outbox work. Recall reads only memory:
+the active items' matrix and keyword postings (``actors.recall_view``); recall heat is batched and reaches
+SQL with the next commit or ``flush_access``.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from datetime import datetime
 
@@ -22,11 +26,12 @@ from actors.gate import GateEngine, Outcome
 from actors.memory import Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.profile import ProfileBuilder
 from actors.recall import RecallEngine
+from actors.recall_view import ActiveView, ArchiveView
 from actors.redaction import Neutralized, neutralize_injection, redact
 from actors.service_maintenance import ServiceMaintenance
 from actors.store.sql import MemoryStore
 from actors.store.sql_jobs import CohortFeature
-from actors.store.vectors import VectorIndex, VectorRow
+from actors.store.sql_runtime import Fence
 from actors.tracing import span
 from schemas import api
 from schemas.enums import AlertStatus, Layer, State
@@ -35,6 +40,8 @@ from schemas.settings import GatePolicy
 log = logging.getLogger(__name__)
 #: most archived items the archive recall route reads (newest first)
 ARCHIVE_RECALL_LIMIT = 5000
+#: recent query vectors kept per user: an agent often asks the same thing again within a session
+QUERY_CACHE_SIZE = 32
 
 
 def cleaned_text(text: str) -> Neutralized:
@@ -54,29 +61,30 @@ class UserMemoryService(ServiceMaintenance):
         user_id: str,
         *,
         store: MemoryStore,
-        index: VectorIndex,
         embedder: Embedder,
         policy: GatePolicy,
         extractor: Extractor | None = None,
         clock: Callable[[], datetime] = utcnow,
-        repair_index: bool = True,
+        fence: Fence | None = None,
+        on_index_change: Callable[[], None] = lambda: None,
     ):
-        """``repair_index``: reconcile the vector index with SQL now (what an actor does as it activates);
-        a batch job visiting every user passes False and leaves drift to the reindex job — one Milvus query
-        per user was most of a no-op consolidation pass."""
+        """``fence``: the host's (or job's) claim on the user; every commit is refused once it is stale.
+        ``on_index_change``: called after a commit that left work in the vector-index outbox."""
         self.tenant_id = tenant_id
         self.user_id = user_id
         self.store = store
-        self.index = index
         self.embedder = embedder
         self.policy = policy
         self.extractor = extractor or RuleExtractor()
         self.clock = clock
+        self.fence = fence
+        self._on_index_change = on_index_change
+        #: recall heat not yet in SQL: committed with the next change, or by ``flush_access``
+        self._pending_access = GateChanges()
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._view: ActiveView | None = None
+        self._archive: ArchiveView | None = None
         self.engine = self._load()
-        #: an index sync failed since the last reconcile: the next successful one reconciles
-        self._index_behind = False
-        if repair_index:
-            self.reconcile()
 
     def _load(self) -> GateEngine:
         with span("sql.load_active"):
@@ -84,7 +92,36 @@ class UserMemoryService(ServiceMaintenance):
             alerts = self.store.alerts(self.tenant_id, self.user_id, AlertStatus.OPEN)
         engine = GateEngine(self.tenant_id, self.user_id, self.policy, items, clock=self.clock)
         engine.seed_alerts(alerts)
+        self._pending_access = GateChanges()
+        self._view = self._archive = None
         return engine
+
+    def active_view(self) -> ActiveView:
+        """The active items and their recall structures; rebuilt only after the items changed."""
+        if self._view is None:
+            self._view = ActiveView(self.engine.active(), self.embedder.dim)
+        return self._view
+
+    def archive_view(self) -> ArchiveView:
+        """The archive for the archive route, read from SQL on first need and kept in step afterwards."""
+        if self._archive is None:
+            with span("sql.archived"):
+                self._archive = ArchiveView(self.archived_items, self.embedder.dim)
+        return self._archive
+
+    def _changed(self, items: Iterable[MemoryItem] = (), forgotten: Iterable[str] = ()) -> None:
+        """Items changed in memory (and SQL): what recall derived from them is stale."""
+        self._view = None
+        if self._archive is not None:
+            self._archive.apply(items, forgotten)
+
+    @property
+    def resident_bytes(self) -> int:
+        """Rough bytes this user holds in memory: items with their stored vectors, the recall matrix, keyword
+        postings and entity graph (calibrated with tracemalloc on a full user: docs/benchmarks.md)."""
+        per_item = 2600 + 2 * 4 * self.embedder.dim
+        archived = 0 if self._archive is None else len(self._archive.items) * (2000 + 6 * self.embedder.dim)
+        return len(self.engine.items) * per_item + archived
 
     # ------------------------------------------------------------------ writes
 
@@ -161,6 +198,8 @@ class UserMemoryService(ServiceMaintenance):
                         item.embedding = vector.astype(np.float32).tobytes()
                 outcomes.append(outcome)
                 changes.merge(step)
+                if step.upserted:
+                    self._view = None  # the next candidate's near-duplicates include this one
         return outcomes, changes
 
     def _bring_back_archived(self, cand: Candidate) -> None:
@@ -174,16 +213,7 @@ class UserMemoryService(ServiceMaintenance):
             self.engine.items.setdefault(item.memory_id, item)
 
     def _near_duplicates(self, vector: np.ndarray) -> list[tuple[str, float]]:
-        ids, matrix = [], []
-        for item in self.engine.active():
-            if item.embedding is not None:
-                ids.append(item.memory_id)
-                matrix.append(as_vector(item.embedding))
-        if not ids:
-            return []
-        scores = np.vstack(matrix) @ vector
-        best = np.argsort(-scores)[:3]
-        return [(ids[i], float(scores[i])) for i in best]
+        return self.active_view().nearest(vector, 3)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -194,18 +224,42 @@ class UserMemoryService(ServiceMaintenance):
     def _commit(
         self, changes: GateChanges, *, index_items: Iterable[MemoryItem] | None = None, **kwargs
     ) -> None:
-        """Commit, then sync ``index_items`` (default: every upserted item) to the vector index."""
+        """Commit under the fence with any pending recall heat; stage ``index_items`` (default: every upserted
+        item) in the vector-index outbox."""
+        changed = list(changes.upserted.values())
+        index_ids = [i.memory_id for i in (changed if index_items is None else index_items)]
+        if self._pending_access:
+            changes.merge(self._pending_access)
+            self._pending_access = GateChanges()
         if not changes and kwargs.get("request_id") is None:
             return
-        index_items = changes.upserted.values() if index_items is None else list(index_items)
         self._fill_missing_embeddings(changes.upserted.values())
         with span("sql.commit", items=len(changes.upserted), events=len(changes.events)):
             try:
-                self.store.commit(changes, tenant_id=self.tenant_id, user_id=self.user_id, **kwargs)
+                self.store.commit(
+                    changes,
+                    tenant_id=self.tenant_id,
+                    user_id=self.user_id,
+                    fence=self.fence,
+                    index_ids=index_ids,
+                    **kwargs,
+                )
             except HermesError:
                 self.engine = self._load()  # the in-memory decision was not stored: forget it
                 raise
-        self._sync_index(index_items)
+        if changed:
+            self._changed(changed)
+        if index_ids:
+            self._on_index_change()
+
+    @property
+    def has_pending_access(self) -> bool:
+        return bool(self._pending_access)
+
+    def flush_access(self) -> None:
+        """Write the batched recall heat now (the host does so every few seconds and before eviction)."""
+        if self._pending_access:
+            self._commit(GateChanges(), index_items=())
 
     def _fill_missing_embeddings(self, items: Iterable[MemoryItem]) -> None:
         missing = [i for i in items if i.embedding is None and i.state is not State.DELETED]
@@ -215,28 +269,6 @@ class UserMemoryService(ServiceMaintenance):
         if missing:
             for item, vector in zip(missing, self._embed([i.content for i in missing]), strict=True):
                 item.embedding = vector.tobytes()
-
-    def _sync_index(self, items: Iterable[MemoryItem]) -> None:
-        rows = [
-            VectorRow(i.memory_id, self.user_id, i.layer, i.state, as_vector(i.embedding))
-            for i in items
-            if i.embedding is not None
-        ]
-        if not rows:
-            return
-        try:
-            with span("milvus.upsert", rows=len(rows)):
-                self.index.upsert(self.tenant_id, rows)
-        except HermesError:
-            self._index_behind = True
-            log.warning(
-                "vector index upsert failed for %s/%s; reconcile will repair it", self.tenant_id, self.user_id
-            )
-            return
-        if self._index_behind:
-            # the index answers again: catch up with what was committed while it did not
-            self._index_behind = False
-            self.reconcile()
 
     def _already_applied(self, request_id: str | None) -> api.WriteResult | None:
         if request_id is None:
@@ -262,13 +294,21 @@ class UserMemoryService(ServiceMaintenance):
     def recall(self, req: api.RecallRequest) -> api.RecallResponse:
         query_vector = self._embed_query(req.query)
         hits = RecallEngine(self).recall(req, query_vector)
-        # access heat changes no layer or state: nothing for the vector index
-        self._commit(self.engine.record_access(h.memory.memory_id for h in hits), index_items=())
+        # heat changes no layer or state: batched, and nothing for the vector index
+        self._pending_access.merge(self.engine.record_access(h.memory.memory_id for h in hits))
         return api.RecallResponse(query=req.query, hits=hits)
 
     def _embed_query(self, query: str) -> np.ndarray:
+        cached = self._queries.get(query)
+        if cached is not None:
+            self._queries.move_to_end(query)
+            return cached
         with span("embedder.embed_queries"):
-            return np.asarray(self.embedder.embed_queries([query]), dtype=np.float32)[0]
+            vector = np.asarray(self.embedder.embed_queries([query]), dtype=np.float32)[0]
+        self._queries[query] = vector
+        if len(self._queries) > QUERY_CACHE_SIZE:
+            self._queries.popitem(last=False)
+        return vector
 
     def start_session(self, req: api.StartSessionRequest) -> api.SessionContext:
         stored = self.store.session_snapshot(self.tenant_id, self.user_id, req.session_id)
@@ -367,44 +407,30 @@ class UserMemoryService(ServiceMaintenance):
         return api.MemoryOut.from_item(self.engine.get(memory_id))
 
     def forget(self, memory_id: str, req: api.ForgetRequest, actor: str = "user") -> api.ForgetResult:
-        self.store.forget_item(self.tenant_id, self.user_id, memory_id, reason=req.reason, actor=actor)
+        self.flush_access()  # heat of the item is moot, of the others still owed
+        self.store.forget_item(
+            self.tenant_id, self.user_id, memory_id, reason=req.reason, actor=actor, fence=self.fence
+        )
         if memory_id in self.engine.items:
             self.engine.forget(memory_id)
-        self.index.delete(self.tenant_id, [memory_id])
+        self._changed(forgotten=[memory_id])
+        self._on_index_change()
         return api.ForgetResult(memory_id=memory_id, forgotten=True)
 
     def erase_user(self, req: api.EraseRequest) -> api.EraseResult:
-        removed = self.store.erase_user(self.tenant_id, self.user_id, reason=req.reason)
-        self.index.delete_user(self.tenant_id, self.user_id)
+        removed = self.store.erase_user(self.tenant_id, self.user_id, reason=req.reason, fence=self.fence)
         self.engine = GateEngine(self.tenant_id, self.user_id, self.policy, clock=self.clock)
+        self._pending_access = GateChanges()
+        self._queries.clear()
+        self._view = self._archive = None
+        self._on_index_change()
         return api.EraseResult(user_id=self.user_id, items_removed=removed)
 
     def alerts(self, status: AlertStatus | None = AlertStatus.OPEN) -> api.AlertList:
         found = self.store.alerts(self.tenant_id, self.user_id, status)
         return api.AlertList(alerts=[api.AlertOut.from_alert(a) for a in found])
 
-    # ------------------------------------------------------------------ convergence
-
-    def reconcile(self) -> int:
-        """Repair drift between SQL and the vector index for this user; returns rows repaired."""
-        try:
-            indexed = self.index.ids(self.tenant_id, self.user_id)
-        except HermesError:
-            self._index_behind = True
-            log.warning(
-                "vector index unavailable: reconcile of %s/%s postponed", self.tenant_id, self.user_id
-            )
-            return 0
-        live = {i.memory_id: i for i in self.engine.active()}
-        missing = [i for mid, i in live.items() if mid not in indexed]
-        archived_ids = set(self.store.archived_ids(self.tenant_id, self.user_id))
-        stray = sorted(indexed - set(live) - archived_ids)
-        if missing:
-            self._fill_missing_embeddings(missing)
-            self._sync_index(missing)
-        if stray:
-            self.index.delete(self.tenant_id, stray)
-        return len(missing) + len(stray)
+    # ------------------------------------------------------------------ reads for recall and the jobs
 
     def archived_items(self) -> list[MemoryItem]:
         """The user's archive, for the archive recall route (bounded by the retention window)."""

@@ -1,45 +1,37 @@
 """What every batch job shares: joining the cluster, reading SQL with Ray Data, running a user's maintenance
 operation without racing live writes, run records with a root span, and progress reporting.
 
-**Never racing live writes** (``UserRunner``). A job changes a user's memory in one of two ways:
-
-* the user's actor is live (``user:<tenant>:<user>`` is registered): the operation is sent to that actor,
-  which runs it after the calls queued before it, on its own current state;
-* otherwise the job takes the user's *lease* in SQL, checks again that no actor has registered, runs the
-  same service operation in the Ray Data worker on freshly loaded state, commits under the optimistic lock,
-  and releases the lease. An actor activated meanwhile loads only after the release
-  (``actors.user_actor.build_service`` waits for the lease), so no stale engine ever runs beside the job.
-  The order matters: lease first, then the name check (an actor registered before the check is seen and
-  used; one registered after it waits for the lease).
-
-This keeps the common case — most users idle during a nightly run — free of actor activations (a process
-each), while a user who is chatting is consolidated by their own actor.
+**Never racing live writes** (``UserRunner``). A job changes a user's memory the way a host does: it takes
+the user's *lease* (so two jobs never work on one user), then *claims* the user (a new fencing epoch, which
+makes any host's resident copy stale), runs the service operation in the Ray Data worker on freshly loaded
+state and commits under that claim. A host that still holds the user notices the newer epoch at its next
+check or commit, reloads from SQL and claims the user back; a job whose claim was taken meanwhile has its
+commit refused (``OwnershipLost``) and tries the user once more. Either way no decision is ever committed
+from stale state (docs/architecture.md, "Fencing").
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import ray
 from sqlalchemy import Select, case, create_engine, func, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from actors.directory import call_user, directory_actor, user_actor_name
-from actors.errors import HermesError, InvalidInput, StoreUnavailable
+from actors.embedding import make_embedder
+from actors.errors import HermesError, InvalidInput, OwnershipLost, StoreUnavailable
 from actors.memory import MemoryItem
 from actors.service import UserMemoryService
-from actors.services import RemoteEmbedder, RemoteIndex
 from actors.store.sql import MemoryStore
 from actors.tracing import attached, inject_context, span
 from schemas.enums import ACTIVE_STATES, Layer
@@ -49,8 +41,10 @@ from schemas.tables import MemoryItemRow
 
 log = logging.getLogger("hermes.jobs")
 
-#: how long a job may hold a user; one user's operation takes well under a second, and an actor activated
-#: meanwhile waits at most this long if the job died holding the lease
+T = TypeVar("T")
+
+#: how long a job may hold a user's lease; one user's operation takes well under a second, and another job
+#: waits at most this long if the job died holding it
 LEASE_SECONDS = 120.0
 #: users per Ray Data batch: small enough for even load and frequent progress, big enough to amortise
 USERS_PER_BATCH = 16
@@ -153,9 +147,8 @@ def rows_of(batch: dict[str, Any]) -> Iterator[dict[str, Any]]:
 @dataclass(slots=True)
 class UserOutcome:
     result: Any
-    route: str  # "lease" (run here) or "actor" (run by the user's live actor)
-    #: the user's active items after the operation, when they are at hand (the lease route)
-    active: list[MemoryItem] | None = None
+    #: the user's active items after the operation
+    active: list[MemoryItem]
 
 
 class UserBusy(HermesError):
@@ -163,38 +156,31 @@ class UserBusy(HermesError):
 
 
 class UserRunner:
-    """Runs a ``UserMemoryService`` maintenance operation for one user without racing live writes."""
+    """Runs a ``UserMemoryService`` maintenance operation for one user, fenced against live writes."""
 
     def __init__(self, settings: HermesSettings, holder: str):
         self.settings = settings
         self.holder = holder
         self.store = MemoryStore.from_settings(settings)
-        self.embedder = RemoteEmbedder.connect(settings)
-        self.index = RemoteIndex.connect(settings, self.embedder.dim)
-        self.directory = directory_actor(settings)
+        # loaded on first use: most passes embed nothing (summaries reuse their sources' vectors)
+        self.embedder = make_embedder(settings.embedder, num_threads=1)
         self._policies: dict[str, GatePolicy] = {}
 
-    def run(self, tenant_id: str, user_id: str, method: str, *args: Any) -> UserOutcome:
+    def run(self, tenant_id: str, user_id: str, operation: Callable[[UserMemoryService], T]) -> UserOutcome:
+        """``operation(service)`` calls one typed maintenance method, e.g. ``lambda s: s.consolidate()``."""
         if not self.store.acquire_lease(tenant_id, user_id, self.holder, LEASE_SECONDS):
             raise UserBusy(f"user {user_id!r} of {tenant_id!r} is held by another job")
         try:
-            if not self._actor_is_live(tenant_id, user_id):
+            for attempt in (1, 2):
                 service = self._service(tenant_id, user_id)
-                return UserOutcome(getattr(service, method)(*args), "lease", service.engine.active())
+                try:
+                    return UserOutcome(operation(service), service.engine.active())
+                except OwnershipLost:
+                    if attempt == 2:
+                        raise UserBusy(f"user {user_id!r} of {tenant_id!r} is too busy to maintain") from None
         finally:
             self.store.release_lease(tenant_id, user_id, self.holder)
-        result = asyncio.run(call_user(self.directory, tenant_id, user_id, method, *args))
-        return UserOutcome(result, "actor")
-
-    def active_items(self, tenant_id: str, user_id: str, outcome: UserOutcome) -> list[MemoryItem]:
-        return outcome.active if outcome.active is not None else self.store.load_active(tenant_id, user_id)
-
-    def _actor_is_live(self, tenant_id: str, user_id: str) -> bool:
-        try:
-            ray.get_actor(user_actor_name(tenant_id, user_id), namespace=self.settings.namespace)
-        except ValueError:
-            return False
-        return True
+        raise AssertionError("unreachable")
 
     def _service(self, tenant_id: str, user_id: str) -> UserMemoryService:
         if tenant_id not in self._policies:
@@ -203,10 +189,9 @@ class UserRunner:
             tenant_id,
             user_id,
             store=self.store,
-            index=self.index,
             embedder=self.embedder,
             policy=self._policies[tenant_id],
-            repair_index=False,  # the pass syncs what it moves; drift is the reindex job's
+            fence=self.store.claim_user(tenant_id, user_id, f"job:{self.holder}"[:64]),
         )
 
 

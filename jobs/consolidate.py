@@ -4,8 +4,8 @@ repeatedly contradicted items, clearing of stale pending items, eviction to the 
 (the rules: ``actors.gate_maintenance``).
 
 Ray Data reads the tenants' users from SQL (``read_sql``) and runs the pass in parallel across the cluster
-(an actor pool, one worker per CPU by default); each user's pass runs through their live actor or under
-their lease (``jobs.common.UserRunner``), so it never races a live write. Idempotent: a second run over
+(an actor pool, one worker per CPU by default); each user's pass runs under the user's lease and a fresh
+claim on the user (``jobs.common.UserRunner``), so it never races a live write. Idempotent: a second run over
 unchanged memories changes nothing (no user's pass finds work; nothing is committed).
 
 Per run it reports items merged / promoted / evicted / expired / cleared, the eviction hit rate and the
@@ -81,9 +81,8 @@ class ConsolidateUsers:
     ) -> tuple[dict[str, Any], dict[str, str]]:
         store = self.runner.store
         try:
-            outcome = self.runner.run(tenant_id, user_id, "consolidate")
-            counts, route = outcome.result, outcome.route
-            active = self.runner.active_items(tenant_id, user_id, outcome)
+            outcome = self.runner.run(tenant_id, user_id, lambda service: service.consolidate())
+            counts, route, active = outcome.result, "lease", outcome.active
         except HermesError as exc:
             log.warning("consolidation of %s/%s failed: %s", tenant_id, user_id, exc)
             counts, route = {}, "failed"
@@ -128,7 +127,6 @@ class Totals:
             "memories": self.memories,
             "users_changed": self.changed,
             "via_lease": self.routes["lease"],
-            "via_actor": self.routes["actor"],
             "failed": self.routes["failed"],
             **{name: self.counts[name] for name in COUNT_FIELDS},
             "eviction_hit_rate": None if hit_rate is None else round(hit_rate, 4),

@@ -5,15 +5,16 @@ state — repairing any drift (rows lost or deleted by hand, stale layers, stray
 Per tenant:
 
 1. Ray Data reads the items that belong in the index (``read_sql``: id, user, layer, state, version,
-   embedding) and upserts them in parallel batches through the cluster's index actor; an item without a
-   stored embedding (or one of another dimension) is embedded first by the embedder actor;
+   embedding) and upserts them in parallel batches; an item without a stored embedding (or one of another
+   dimension) is embedded first;
 2. index rows SQL does not hold are deleted (the index is listed before SQL is read again, so a row a
    live write indexed during the run is in that SQL read too and never taken for a stray);
 3. items whose row version moved while the job ran (a live write landed after the read) are upserted again
    from their current row, so the index ends on the newest state;
 4. the two id sets are compared and reported (``agree``).
 
-No user's memory changes, so no lease or actor is involved; live writes keep syncing their own rows.
+No user's memory changes, so no lease or claim is involved; live writes keep reaching the index through
+the hosts' outbox.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ import ray
 from sqlalchemy import select
 
 from actors.crypto import item_context, unseal
+from actors.embedding import Embedder, make_embedder
 from actors.memory import MemoryItem
 from actors.service import as_vector
-from actors.services import RemoteEmbedder, RemoteIndex
+from actors.store.milvus import MilvusIndex
 from actors.store.sql import MemoryStore
 from actors.store.sql_jobs import INDEXED
 from actors.store.vectors import VectorRow
@@ -56,8 +58,7 @@ class IndexWriter:
 
     def __init__(self, settings_json: str, tenant_id: str, trace_context: dict[str, str]):
         settings = HermesSettings.model_validate_json(settings_json)
-        self.embedder = RemoteEmbedder.connect(settings)
-        self.index = RemoteIndex.connect(settings, self.embedder.dim)
+        self.embedder, self.index = _connect(settings)
         self.tenant_id = tenant_id
         self.trace_context = trace_context
 
@@ -66,6 +67,12 @@ class IndexWriter:
         with traced_batch("reindex.batch", self.trace_context, rows=len(rows)):
             self.index.upsert(self.tenant_id, vector_rows(rows, self.embedder))
         return {"memory_id": [r["memory_id"] for r in rows], "version": [r["version"] for r in rows]}
+
+
+def _connect(settings: HermesSettings) -> tuple[Embedder, MilvusIndex]:
+    """The embedder (loaded only if a row lacks its vector) and a client of the vector index."""
+    embedder = make_embedder(settings.embedder, num_threads=1)
+    return embedder, MilvusIndex(settings.milvus_uri, settings.milvus_collection, embedder.dim)
 
 
 def vector_rows(rows: list[dict[str, Any]], embedder: Any) -> list[VectorRow]:
@@ -95,8 +102,7 @@ def reindex_tenant(
     workers: int,
     progress: Progress,
 ) -> dict[str, Any]:
-    embedder = RemoteEmbedder.connect(settings)
-    index = RemoteIndex.connect(settings, embedder.dim)
+    embedder, index = _connect(settings)
     index.ensure_tenant(tenant_id)
     rows = read_sql(settings, indexed_rows(tenant_id)).materialize()
     written: dict[str, int] = {}

@@ -11,7 +11,7 @@ Which archived items are candidates, per user:
   ``--min-similarity``) to, what the user stated or recalled in the last ``--recent-days`` days.
 
 At most ``--limit`` items per user, best first (most similar, then most recently archived). Each user's
-restore runs through their live actor or under their lease (``jobs.common.UserRunner``), audited as
+restore runs under their lease and a fresh claim on the user (``jobs.common.UserRunner``), audited as
 ``job:restore``; the restored items' index rows move back to the long-term layer.
 """
 
@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 import ray
 
+from actors.embedding import make_embedder
 from actors.errors import HermesError
 from actors.memory import MemoryItem, utcnow
 from actors.service import as_vector
-from actors.services import RemoteEmbedder
 from actors.store.sql import MemoryStore
 from jobs import defaults
 from jobs.common import (
@@ -130,7 +130,9 @@ class RestoreUsers:
         if not chosen:
             return {"candidates": 0, "restored": 0, "skipped": 0, "route": "none"}
         try:
-            outcome = self.runner.run(tenant_id, user_id, "restore_archived", chosen, REASON)
+            outcome = self.runner.run(
+                tenant_id, user_id, lambda service: service.restore_archived(chosen, REASON)
+            )
         except HermesError:
             return {"candidates": len(chosen), "restored": 0, "skipped": len(chosen), "route": "failed"}
         result = outcome.result
@@ -138,7 +140,7 @@ class RestoreUsers:
             "candidates": len(chosen),
             "restored": len(result["restored"]),
             "skipped": len(result["skipped"]),
-            "route": outcome.route,
+            "route": "lease",
         }
 
     def _retention_days(self, tenant_id: str) -> int:
@@ -162,7 +164,7 @@ def run(
     try:
         tenants = resolve_tenants(store, tenants)
         if query:
-            plan.query_vector = RemoteEmbedder.connect(settings).embed_queries([query])[0].tolist()
+            plan.query_vector = make_embedder(settings.embedder).embed_queries([query])[0].tolist()
         workers = parallelism or cluster_cpus()
         params = {
             "tenants": tenants,
@@ -207,7 +209,6 @@ def run(
                 "restored": totals["restored"],
                 "skipped": totals["skipped"],
                 "via_lease": totals["via_lease"],
-                "via_actor": totals["via_actor"],
                 "failed": totals["via_failed"],
             }
         return current.report

@@ -347,11 +347,14 @@ class ActivationLatency(BaseModel):
 
 
 class DirectoryStats(BaseModel):
+    """The user hosts' figures, summed over the pool: users resident, activations and passivations."""
+
     live: int
     max_live: int
     activations: int
     passivations: int
     idle_passivations: int
+    hosts: int = 0
     activation_latency: ActivationLatency
 
 

@@ -90,7 +90,12 @@ class HermesSettings(BaseSettings):
     http_host: str = "127.0.0.1"
     http_port: int = 8000
     admin_key: str = ""  # empty: tenant management endpoints disabled
-    max_live_actors: int = 64
+    #: user hosts in the pool (0: one per CPU of the cluster when the app is built)
+    hosts: int = Field(0, ge=0)
+    #: users one host keeps resident at most, and the memory they may take (least recently used leave first)
+    host_max_users: int = Field(5000, ge=1)
+    host_memory_mb: int = Field(2048, ge=16)
+    #: a resident user idle this long is passivated (their state lives in SQL)
     actor_idle_seconds: float = 300.0
     ray_address: str = ""  # empty: start or join a local Ray
     namespace: str = "hermes"

@@ -304,3 +304,36 @@ class JobRunRow(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     __table_args__ = (Index("ix_job_runs_job_started", "job", "started_at"),)
+
+
+class UserOwnerRow(Base):
+    """Who may commit for a user: the host (or batch job) that last claimed them, and the claim's epoch. Every
+    claim raises the epoch; a commit names the epoch it was decided under and is refused if it moved, so a
+    host that lost a user (pool resized, host presumed dead, a job took over) can never write for them."""
+
+    __tablename__ = "user_owners"
+
+    tenant_id: Mapped[str] = mapped_column(
+        String(TENANT_ID_LENGTH), ForeignKey("tenants.tenant_id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(64))
+    epoch: Mapped[int] = mapped_column(BigInteger)
+    claimed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class IndexOutboxRow(Base):
+    """A vector-index operation owed for a committed change, written in the change's own transaction and
+    deleted once the index has applied it: the index converges on SQL whatever crashes in between."""
+
+    __tablename__ = "index_outbox"
+
+    seq: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(TENANT_ID_LENGTH))
+    user_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    #: NULL with ``op == "delete_user"``
+    memory_id: Mapped[str | None] = mapped_column(String(MEMORY_ID_LENGTH))
+    op: Mapped[str] = mapped_column(String(16))  # upsert | delete | delete_user
+    at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    __table_args__ = (Index("ix_index_outbox_scope", "tenant_id", "user_id"),)

@@ -4,10 +4,10 @@
 * Python: deployment-handle methods, each taking the caller's tenant API key, e.g.
   ``await handle.write_turns.remote(api_key, "u1", WriteTurnsRequest(...))``.
 
-Both go through the replica's ``serve.gateway.Gateway`` → the actor directory → the user's actor.
+Both go through the replica's ``serve.gateway.Gateway`` → the user's host (``actors.runtime``).
 
-``build_app(settings)`` provisions what the replicas share (SQL schema, the embedder and vector-index
-actors, the actor directory — detached and named in ``settings.namespace``) and binds the deployment with
+``build_app(settings)`` provisions what the replicas share (SQL schema, the host pool — detached and named
+in ``settings.namespace``) and binds the deployment with
 the settings, which replicas receive as an argument and never read from the environment. ``app_builder``
 is the same for ``serve run serve.app:app_builder`` and Serve config files (``args`` are settings fields);
 ``serve build serve.app:app`` takes the module attribute ``app``, built on first access.
@@ -163,10 +163,9 @@ class HermesMemory:
 
 
 def provision(settings: HermesSettings) -> None:
-    """Create what every replica shares, before any replica starts: the SQL schema (idempotent), the
-    embedder actor (model loaded), the vector-index actor (Milvus reachable) and the actor directory."""
-    from actors.directory import directory_actor
-    from actors.services import RemoteEmbedder, embedder_actor, index_actor
+    """Create what every replica shares, before any replica starts: the SQL schema (idempotent) and the host
+    pool, each host started (its embedding model loaded on first use)."""
+    from actors.runtime.pool import pool_actor
     from actors.store.sql import MemoryStore
 
     store = MemoryStore.from_settings(settings)
@@ -174,9 +173,7 @@ def provision(settings: HermesSettings) -> None:
         store.create_schema()
     finally:
         store.dispose()
-    dim = RemoteEmbedder(embedder_actor(settings)).dim
-    ray.get(index_actor(settings, dim).__ray_ready__.remote())
-    ray.get(directory_actor(settings).__ray_ready__.remote())
+    ray.get(pool_actor(settings).ensure.remote())
 
 
 def build_app(settings: HermesSettings | None = None) -> Application:

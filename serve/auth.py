@@ -1,7 +1,9 @@
 """Who is calling: a tenant, by its API key (``X-API-Key``), or an operator, by the admin key
 (``X-Admin-Key``).
 
-Tenant keys are checked by ``MemoryStore.authenticate`` (hashed lookup, constant-time compare). The admin
+Tenant keys are checked by ``MemoryStore.authenticate`` (hashed lookup, constant-time compare), and the
+answer is kept for ``KEY_CACHE_SECONDS`` per replica (by the key's digest, never the key), so the hot path
+does not query SQL on every request; a rotated or revoked key stops working within that time. The admin
 key comes from ``settings.admin_key``; when it is empty the admin endpoints are disabled for everyone.
 
     HermesError (actors.errors)
@@ -10,13 +12,20 @@ key comes from ``settings.admin_key``; when it is empty the admin endpoints are 
 """
 
 import asyncio
+import hashlib
 import hmac
+import time
+from collections.abc import Callable
 
 from actors.errors import HermesError
 from actors.store.sql import MemoryStore
 
 #: keys longer than this are refused before any hashing or SQL
 MAX_KEY_CHARS = 256
+#: how long a replica trusts an answer about a key (a revoked key keeps working at most this long)
+KEY_CACHE_SECONDS = 5.0
+#: most keys remembered per replica
+KEY_CACHE_SIZE = 10_000
 
 
 class Unauthorized(HermesError):
@@ -28,15 +37,27 @@ class Forbidden(HermesError):
 
 
 class Authenticator:
-    def __init__(self, store: MemoryStore, admin_key: str):
+    def __init__(
+        self, store: MemoryStore, admin_key: str, clock: Callable[[], float] = time.monotonic
+    ):
         self._store = store
         self._admin_key = admin_key
+        self._clock = clock
+        self._known: dict[bytes, tuple[float, str | None]] = {}
 
     async def tenant_for(self, api_key: str | None) -> str:
         """The tenant owning ``api_key``; raises ``Unauthorized`` otherwise (without saying why)."""
         if not api_key or len(api_key) > MAX_KEY_CHARS:
             raise Unauthorized("missing or invalid API key (header X-API-Key)")
-        tenant_id = await asyncio.to_thread(self._store.authenticate, api_key)
+        digest = hashlib.sha256(api_key.encode()).digest()
+        known = self._known.get(digest)
+        if known is not None and self._clock() - known[0] < KEY_CACHE_SECONDS:
+            tenant_id = known[1]
+        else:
+            tenant_id = await asyncio.to_thread(self._store.authenticate, api_key)
+            if len(self._known) >= KEY_CACHE_SIZE:
+                self._known.clear()
+            self._known[digest] = (self._clock(), tenant_id)
         if tenant_id is None:
             raise Unauthorized("missing or invalid API key (header X-API-Key)")
         return tenant_id

@@ -6,7 +6,7 @@
 * ``InvalidIdentifier`` (an id outside its safe alphabet) and request validation → 422, one line per
   problem (``body.turns.0.text: String should have at most 8000 characters``); input values are not
   echoed, except the first 64 characters of a rejected identifier.
-* A user actor that stayed dead after the retry → 503 with ``Retry-After``.
+* A user host still down after the router's retries → 503 with ``Retry-After``.
 * Anything else → 500 with a generic message (the traceback goes to the log, not to the caller).
 * Starlette's own HTTP errors (unknown route 404, 405) keep their status.
 * A body over the limit → 413 before it is parsed (``BodySizeLimit``): at once when ``Content-Length``
@@ -86,8 +86,8 @@ async def _on_http_error(_: Request, exc: Exception) -> JSONResponse:
 
 
 async def _on_actor_unavailable(_: Request, exc: Exception) -> JSONResponse:
-    log.warning("user actor unavailable after retry: %s", str(exc).splitlines()[0])
-    return _body(503, "actor_unavailable", "the user's actor is restarting; retry", {"Retry-After": "1"})
+    log.warning("user host unavailable after retries: %s", str(exc).splitlines()[0])
+    return _body(503, "actor_unavailable", "the user's host is restarting; retry", {"Retry-After": "1"})
 
 
 async def _on_unexpected(_: Request, exc: Exception) -> JSONResponse:

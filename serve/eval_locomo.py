@@ -5,8 +5,8 @@
 For the ``memory`` system each conversation becomes one user of a fresh tenant, ingested session by session
 through ``UserMemoryService.write_turns`` — rule extraction, both gates and the default capacities (working
 200, long-term 1000, core 50; nothing raised for the benchmark) — over a real ``MemoryStore`` (SQLite in a
-temporary directory), a real ``MilvusIndex`` (a ``milvus-lite server`` this command starts, or
-``HERMES_MILVUS_URI`` when set) and the E5 embedder. The service's clock follows the conversation: each
+temporary directory) and the E5 embedder; recall reads only the service's in-memory routes, as in a host.
+The service's clock follows the conversation: each
 session is written at its own date, questions are asked the day after the last session. Each question is
 then one ``recall`` (k hits, archive included); its ranked dialog ids are the hits' source dialog ids, best
 hit first (a merged memory contributes all of its sources, in order).
@@ -22,7 +22,6 @@ import json
 import re
 import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import datetime, timedelta
@@ -32,8 +31,6 @@ import numpy as np
 
 from actors.embedding import E5Embedder, Embedder
 from actors.service import UserMemoryService
-from actors.store.milvus import MilvusIndex
-from actors.store.milvus_server import MilvusLiteServer
 from actors.store.sql import MemoryStore
 from schemas import api
 from schemas.settings import GatePolicy, HermesSettings
@@ -90,15 +87,14 @@ class MemorySystem:
 
     name = "memory"
 
-    def __init__(self, store: MemoryStore, index: MilvusIndex, embedder: Embedder, policy: GatePolicy):
-        self.store, self.index, self.embedder, self.policy = store, index, embedder, policy
+    def __init__(self, store: MemoryStore, embedder: Embedder, policy: GatePolicy):
+        self.store, self.embedder, self.policy = store, embedder, policy
 
     def service(self, conversation: Conversation, clock: ConversationClock) -> UserMemoryService:
         return UserMemoryService(
             TENANT,
             user_id_for(conversation.sample_id),
             store=self.store,
-            index=self.index,
             embedder=self.embedder,
             policy=self.policy,
             clock=clock,
@@ -137,32 +133,15 @@ def ranked_dia_ids(response: api.RecallResponse) -> list[str]:
 
 
 @contextmanager
-def memory_backend(workdir: Path, settings: HermesSettings) -> Iterator[tuple[MemoryStore, MilvusIndex]]:
-    """A fresh SQLite store and a Milvus collection of its own (on our milvus-lite server, or the configured
-    Milvus)."""
-    from serve.stack import uses_external_milvus
-
-    server = None
-    if uses_external_milvus(settings):
-        uri = settings.milvus_uri
-    else:
-        server = MilvusLiteServer(workdir / "milvus")
-        server.start(timeout=120)
-        uri = server.uri
-    collection = f"hermes_locomo_{uuid.uuid4().hex[:12]}"
+def memory_backend(workdir: Path) -> Iterator[MemoryStore]:
+    """A fresh SQLite store holding the evaluation's tenant."""
     store = MemoryStore(f"sqlite:///{workdir / 'locomo.db'}")
     store.create_schema()
     store.create_tenant(TENANT, "LoCoMo evaluation")
-    index = MilvusIndex(uri, collection, dim=E5Embedder.dim)
     try:
-        yield store, index
+        yield store
     finally:
-        if server is None:
-            index._client.drop_collection(collection)
-        index.close()
         store.dispose()
-        if server is not None:
-            server.stop()
 
 
 def _out_path(out: Path, system: str, systems: list[str]) -> Path:
@@ -192,10 +171,10 @@ def _print(message: str) -> None:
 
 def _rankers(systems: list[str], embedder: Embedder, stack: ExitStack, settings: HermesSettings) -> dict:
     rankers: dict = {"bm25": BM25Baseline(), "dense": DenseBaseline(embedder)}
-    if "memory" in systems:  # only the memory system needs SQL and Milvus
+    if "memory" in systems:  # only the memory system needs SQL
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hermes-locomo-")))
-        store, index = stack.enter_context(memory_backend(workdir, settings))
-        rankers["memory"] = MemorySystem(store, index, embedder, GatePolicy())
+        store = stack.enter_context(memory_backend(workdir))
+        rankers["memory"] = MemorySystem(store, embedder, GatePolicy())
     return rankers
 
 

@@ -3,8 +3,9 @@
 HTTP routes (``serve.routes``, tenant from the ``X-API-Key`` dependency) and Python deployment-handle
 methods (``serve.app.HermesMemory``, tenant from the ``api_key`` argument) both end here. A ``Gateway``
 validates identifiers and requests, turns an ``Idempotency-Key`` into the write's ``request_id`` (else a
-fresh one), and sends the call to the user's actor through the directory with ``call_user`` (one retry if
-that actor was passivated or crashed; the service's request-id record makes the retry safe).
+fresh one), and sends the call straight to the user's host (``actors.runtime.pool.HostRouter``: rendezvous
+hashing over the host pool; a host that is down is retried, and the service's request-id record makes a
+retried write safe). Each call is one typed host method; the caller's trace context travels with it.
 
 Settings arrive once, at construction; nothing here reads globals or the environment.
 """
@@ -13,16 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable
+from typing import Literal, TypeVar
 
-import ray
-
-from actors.directory import call_user, directory_actor
 from actors.errors import InvalidInput
+from actors.runtime.pool import Handle, HostRouter
 from actors.store.sql import MemoryStore
 from actors.store.sql_tenants import TenantLimits
-from actors.tracing import span
+from actors.tracing import inject_context, span
 from schemas.api import (
+    ActivationLatency,
     AlertList,
     ConfirmRequest,
     CreateTenantRequest,
@@ -52,6 +53,10 @@ from schemas.settings import HermesSettings
 from serve.auth import Authenticator
 from serve.quotas import Quotas
 
+T = TypeVar("T")
+#: a host call given the user's host and the caller's trace context
+HostCall = Callable[[Handle, dict[str, str]], Awaitable[T]]
+
 MAX_PAGE = 500
 AlertFilter = Literal["open", "resolved", "all"]
 
@@ -65,22 +70,25 @@ def request_id_for(idempotency_key: str | None) -> str:
 
 
 class Gateway:
-    def __init__(self, settings: HermesSettings, store: MemoryStore, directory: ray.actor.ActorHandle):
+    def __init__(self, settings: HermesSettings, store: MemoryStore, hosts: HostRouter):
         self.settings = settings
         self.auth = Authenticator(store, settings.admin_key)
         self.quotas = Quotas(store)
         self._store = store
-        self._directory = directory
+        self.hosts = hosts
 
     @classmethod
     def connect(cls, settings: HermesSettings) -> Gateway:
-        return cls(settings, MemoryStore.from_settings(settings), directory_actor(settings))
+        return cls(settings, MemoryStore.from_settings(settings), HostRouter(settings))
 
-    async def _call(self, tenant_id: str, user_id: str, method: str, *args: Any, **kwargs: Any) -> Any:
-        with span(f"hermes.{method}", tenant_id=tenant_id):
+    async def _call(
+        self, name: str, tenant_id: str, user_id: str, send: HostCall[T], *, write: bool = False
+    ) -> T:
+        with span(f"hermes.{name}", tenant_id=tenant_id):
             user_id = check_user_id(user_id)
-            await self.quotas.admit(tenant_id, user_id, method)
-            return await call_user(self._directory, tenant_id, user_id, method, *args, **kwargs)
+            await self.quotas.admit(tenant_id, user_id, write=write)
+            trace_context = inject_context()
+            return await self.hosts.call(tenant_id, user_id, lambda host: send(host, trace_context))
 
     # ------------------------------------------------------------------------------------------ writes
 
@@ -93,7 +101,13 @@ class Gateway:
     ) -> WriteResult:
         body = WriteTurnsRequest.model_validate(request)
         request_id = request_id_for(idempotency_key)
-        return await self._call(tenant_id, user_id, "write_turns", body, request_id=request_id)
+        return await self._call(
+            "write_turns",
+            tenant_id,
+            user_id,
+            lambda host, tc: host.write_turns.remote(tenant_id, user_id, body, request_id, tc),
+            write=True,
+        )
 
     async def write_memory(
         self,
@@ -104,18 +118,31 @@ class Gateway:
     ) -> WriteResult:
         body = WriteMemoryRequest.model_validate(request)
         request_id = request_id_for(idempotency_key)
-        return await self._call(tenant_id, user_id, "write_memory", body, request_id=request_id)
+        return await self._call(
+            "write_memory",
+            tenant_id,
+            user_id,
+            lambda host, tc: host.write_memory.remote(tenant_id, user_id, body, request_id, tc),
+            write=True,
+        )
 
     # ---------------------------------------------------------------------------- recall and sessions
 
     async def recall(self, tenant_id: str, user_id: str, request: RecallRequest | dict) -> RecallResponse:
-        return await self._call(tenant_id, user_id, "recall", RecallRequest.model_validate(request))
+        body = RecallRequest.model_validate(request)
+        return await self._call(
+            "recall", tenant_id, user_id, lambda host, tc: host.recall.remote(tenant_id, user_id, body, tc)
+        )
 
     async def start_session(
         self, tenant_id: str, user_id: str, request: StartSessionRequest | dict
     ) -> SessionContext:
+        body = StartSessionRequest.model_validate(request)
         return await self._call(
-            tenant_id, user_id, "start_session", StartSessionRequest.model_validate(request)
+            "start_session",
+            tenant_id,
+            user_id,
+            lambda host, tc: host.start_session.remote(tenant_id, user_id, body, tc),
         )
 
     # ----------------------------------------------------------------------- inspection and control
@@ -132,48 +159,90 @@ class Gateway:
         if not 1 <= limit <= MAX_PAGE or offset < 0:
             raise InvalidInput(f"limit must be 1..{MAX_PAGE} and offset >= 0")
         return await self._call(
-            tenant_id, user_id, "list_items", layer=layer, state=state, limit=limit, offset=offset
+            "list_items",
+            tenant_id,
+            user_id,
+            lambda host, tc: host.list_items.remote(tenant_id, user_id, layer, state, limit, offset, tc),
         )
 
     async def get_memory(self, tenant_id: str, user_id: str, memory_id: str) -> MemoryDetail:
-        return await self._call(tenant_id, user_id, "get_item", check_memory_id(memory_id))
+        memory_id = check_memory_id(memory_id)
+        return await self._call(
+            "get_item",
+            tenant_id,
+            user_id,
+            lambda host, tc: host.get_item.remote(tenant_id, user_id, memory_id, tc),
+        )
 
     async def confirm(
         self, tenant_id: str, user_id: str, memory_id: str, request: ConfirmRequest | dict | None = None
     ) -> MemoryOut:
         body = ConfirmRequest.model_validate(request or {})
-        return await self._call(tenant_id, user_id, "confirm", check_memory_id(memory_id), body)
+        memory_id = check_memory_id(memory_id)
+        return await self._call(
+            "confirm",
+            tenant_id,
+            user_id,
+            lambda host, tc: host.confirm.remote(tenant_id, user_id, memory_id, body, tc),
+        )
 
     async def freeze(
         self, tenant_id: str, user_id: str, memory_id: str, request: FreezeRequest | dict
     ) -> MemoryOut:
         body = FreezeRequest.model_validate(request)
-        return await self._call(tenant_id, user_id, "freeze", check_memory_id(memory_id), body)
+        memory_id = check_memory_id(memory_id)
+        return await self._call(
+            "freeze",
+            tenant_id,
+            user_id,
+            lambda host, tc: host.freeze.remote(tenant_id, user_id, memory_id, body, tc),
+        )
 
     async def unfreeze(
         self, tenant_id: str, user_id: str, memory_id: str, request: UnfreezeRequest | dict
     ) -> MemoryOut:
         body = UnfreezeRequest.model_validate(request)
-        return await self._call(tenant_id, user_id, "unfreeze", check_memory_id(memory_id), body)
+        memory_id = check_memory_id(memory_id)
+        return await self._call(
+            "unfreeze",
+            tenant_id,
+            user_id,
+            lambda host, tc: host.unfreeze.remote(tenant_id, user_id, memory_id, body, tc),
+        )
 
     async def forget(
         self, tenant_id: str, user_id: str, memory_id: str, request: ForgetRequest | dict | None = None
     ) -> ForgetResult:
         body = ForgetRequest.model_validate(request or {})
-        return await self._call(tenant_id, user_id, "forget", check_memory_id(memory_id), body)
+        memory_id = check_memory_id(memory_id)
+        return await self._call(
+            "forget",
+            tenant_id,
+            user_id,
+            lambda host, tc: host.forget.remote(tenant_id, user_id, memory_id, body, tc),
+        )
 
     async def erase_user(
         self, tenant_id: str, user_id: str, request: EraseRequest | dict | None = None
     ) -> EraseResult:
-        return await self._call(tenant_id, user_id, "erase_user", EraseRequest.model_validate(request or {}))
+        body = EraseRequest.model_validate(request or {})
+        return await self._call(
+            "erase_user",
+            tenant_id,
+            user_id,
+            lambda host, tc: host.erase_user.remote(tenant_id, user_id, body, tc),
+        )
 
     async def alerts(self, tenant_id: str, user_id: str, status: AlertFilter = "open") -> AlertList:
+        wanted = None if status == "all" else AlertStatus(status)
         return await self._call(
-            tenant_id, user_id, "alerts", None if status == "all" else AlertStatus(status)
+            "alerts", tenant_id, user_id, lambda host, tc: host.alerts.remote(tenant_id, user_id, wanted, tc)
         )
 
     async def profile(self, tenant_id: str, user_id: str) -> UserProfile:
-        return await self._call(tenant_id, user_id, "profile")
+        return await self._call(
+            "profile", tenant_id, user_id, lambda host, tc: host.profile.remote(tenant_id, user_id, tc)
+        )
 
     # ----------------------------------------------------------------------------------- operations
 
@@ -192,4 +261,23 @@ class Gateway:
         return TenantCreated(tenant_id=body.tenant_id, api_key=api_key)
 
     async def stats(self) -> DirectoryStats:
-        return await self._directory.stats.remote()
+        """The host pool's figures, summed over its hosts."""
+        hosts = await self.hosts.pool.stats.remote()
+        latencies = sorted(seconds for host in hosts for seconds in host.activation_seconds)
+        return DirectoryStats(
+            live=sum(h.live for h in hosts),
+            max_live=sum(h.max_live for h in hosts),
+            activations=sum(h.activations for h in hosts),
+            passivations=sum(h.passivations for h in hosts),
+            idle_passivations=sum(h.idle_passivations for h in hosts),
+            hosts=len(hosts),
+            activation_latency=ActivationLatency(
+                samples=len(latencies),
+                p50_ms=round(_percentile(latencies, 0.50) * 1000, 2) if latencies else None,
+                p95_ms=round(_percentile(latencies, 0.95) * 1000, 2) if latencies else None,
+            ),
+        )
+
+
+def _percentile(sorted_values: list[float], fraction: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, round(fraction * (len(sorted_values) - 1)))]

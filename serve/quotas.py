@@ -27,8 +27,6 @@ from actors.errors import HermesError
 from actors.store.sql import MemoryStore
 from actors.store.sql_tenants import TenantLimits
 
-#: operations that create memories, and so may bring a new user into the tenant
-WRITE_OPERATIONS = frozenset({"write_turns", "write_memory"})
 #: how long a replica trusts the limits and user counts it read from SQL
 REFRESH_SECONDS = 5.0
 
@@ -72,11 +70,12 @@ class Quotas:
         self._tenants: dict[str, _TenantState] = {}
         self._buckets: dict[str, _Bucket] = {}
 
-    async def admit(self, tenant_id: str, user_id: str, operation: str) -> None:
-        """Take one request token for the tenant; for a write, check the user quota. Raises when refused."""
+    async def admit(self, tenant_id: str, user_id: str, *, write: bool) -> None:
+        """Take one request token for the tenant; for a write (it may bring a new user into the tenant),
+        check the user quota. Raises when refused."""
         state = await self._state(tenant_id)
         self._take_token(tenant_id, state.limits.requests_per_minute)
-        if operation in WRITE_OPERATIONS and state.limits.max_users is not None:
+        if write and state.limits.max_users is not None:
             await self._admit_user(state, tenant_id, user_id, state.limits.max_users)
 
     async def _state(self, tenant_id: str) -> _TenantState:

@@ -13,8 +13,8 @@ Exporters:
 
 How it reaches every process: the local stack passes ``ray_startup_hook`` as Ray's ``_tracing_startup_hook``
 (on a cluster: ``ray start --tracing-startup-hook=serve.telemetry:ray_startup_hook``), which Ray runs in every
-worker and driver that connects — Serve replicas and proxies, user actors, the embedder and index actors,
-Ray Data workers, job drivers. Serve's own proxy and replica spans are switched on by ``serve_tracing_config``
+worker and driver that connects — Serve replicas and proxies, the user hosts and their pool, Ray Data
+workers, job drivers. Serve's own proxy and replica spans are switched on by ``serve_tracing_config``
 and land in the same provider. The trace context also travels explicitly with every call to a Hermes actor
 (``actors.tracing.inject_context`` / ``attach_context``), so one request is one trace across processes.
 Service name and resource attributes: ``OTEL_SERVICE_NAME`` / ``OTEL_RESOURCE_ATTRIBUTES`` (default name

@@ -130,6 +130,7 @@ def make_stack_settings(
             "embedder": "e5",  # end-to-end tests run on the real embedder, never a fake
             "admin_key": ADMIN_KEY,
             "namespace": "hermes-test",
+            "hosts": 2,  # users spread over two hosts: routing is exercised on the session's two CPUs
             "actor_idle_seconds": 30.0,
         }
         fields.update(overrides)

@@ -21,11 +21,13 @@ from sqlalchemy.orm import Session
 from actors.crypto import seal, snapshot_context, unseal
 from actors.errors import ConcurrentUpdate, InvalidInput, NotFound
 from actors.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcnow
+from actors.store import sql_runtime
 from actors.store.sql_commit import apply_changes, scope_of
 from actors.store.sql_engine import WRITE_OPTION, build_engine, scrub_sqlite_log, translated_errors
 from actors.store.sql_forget import erase_user_rows, forget_item_rows
-from actors.store.sql_jobs import JobRecords
+from actors.store.sql_jobs import INDEXED, JobRecords
 from actors.store.sql_mapping import alert_from_row, event_from_row, item_from_record
+from actors.store.sql_runtime import Fence, OutboxEntry
 from actors.store.sql_tenants import TenantLimits, hash_api_key, key_matches, new_api_key, tenant_named_by
 from schemas.enums import ACTIVE_STATES, HISTORY_STATES, AlertStatus, Layer, State
 from schemas.ids import check_tenant_id
@@ -298,8 +300,13 @@ class MemoryStore(JobRecords):
         result: dict[str, Any] | None = None,
         tenant_id: str | None = None,
         user_id: str | None = None,
+        fence: Fence | None = None,
+        index_ids: Iterable[str] | None = None,
     ) -> None:
         """Write one change set in one transaction, or nothing of it.
+
+        ``fence``: the committer's claim on the user (``OwnershipLost`` once it is stale). ``index_ids``: the
+        upserted items whose vector-index row changed (default: all), staged in the index outbox.
 
         Every record must belong to one (tenant, user). Raises ``ConcurrentUpdate`` when an item's row moved
         past the version the item was loaded at (or the memory was forgotten meanwhile); on success each
@@ -312,7 +319,10 @@ class MemoryStore(JobRecords):
             return
         try:
             with self._writing("commit") as session:
+                sql_runtime.check_fence(session, *scope, fence)
                 versions = apply_changes(session, changes, scope, request_id=request_id, result=result)
+                indexed = changes.upserted if index_ids is None else index_ids
+                sql_runtime.stage(session, *scope, "upsert", indexed)
         except IntegrityError as error:
             raise ConcurrentUpdate(
                 "commit: a memory, alert or request id was written concurrently"
@@ -398,17 +408,57 @@ class MemoryStore(JobRecords):
 
     # forgetting
 
-    def erase_user(self, tenant_id: str, user_id: str, *, reason: str) -> int:
+    def erase_user(self, tenant_id: str, user_id: str, *, reason: str, fence: Fence | None = None) -> int:
         """Remove everything stored about the user, leaving one tombstone; returns how many items went."""
         with self._writing("erase_user") as session:
+            sql_runtime.check_fence(session, tenant_id, user_id, fence)
             removed = erase_user_rows(session, tenant_id, user_id, reason=reason, at=utcnow())
+            sql_runtime.stage(session, tenant_id, user_id, "delete_user", [None])
         self._scrub()
         return removed
 
-    def forget_item(self, tenant_id: str, user_id: str, memory_id: str, *, reason: str, actor: str) -> None:
+    def forget_item(
+        self,
+        tenant_id: str,
+        user_id: str,
+        memory_id: str,
+        *,
+        reason: str,
+        actor: str,
+        fence: Fence | None = None,
+    ) -> None:
         with self._writing("forget_item") as session:
+            sql_runtime.check_fence(session, tenant_id, user_id, fence)
             forget_item_rows(session, tenant_id, user_id, memory_id, reason=reason, actor=actor, at=utcnow())
+            sql_runtime.stage(session, tenant_id, user_id, "delete", [memory_id])
         self._scrub()
+
+    # the host runtime: ownership and the index outbox
+
+    def claim_user(self, tenant_id: str, user_id: str, owner: str) -> Fence:
+        with self._writing("claim_user") as session:
+            return sql_runtime.claim(session, tenant_id, user_id, owner)
+
+    def user_epoch(self, tenant_id: str, user_id: str) -> int:
+        with self._reading("user_epoch") as session:
+            return sql_runtime.current_epoch(session, tenant_id, user_id)
+
+    def outbox_pending(self, limit: int, after: int = 0) -> list[OutboxEntry]:
+        with self._reading("outbox_pending") as session:
+            return sql_runtime.pending(session, limit, after)
+
+    def outbox_done(self, seqs: list[int]) -> None:
+        with self._writing("outbox_done") as session:
+            sql_runtime.done(session, seqs)
+
+    def indexable(self, tenant_id: str, memory_ids: Iterable[str]) -> list[dict[str, Any]]:
+        """The index rows (id, user, layer, state, embedding) of those items that belong in the index."""
+        row = MemoryItemRow
+        query = select(row.memory_id, row.user_id, row.layer, row.state, row.embedding).where(
+            row.tenant_id == tenant_id, row.memory_id.in_(list(memory_ids)), INDEXED
+        )
+        with self._reading("indexable") as session:
+            return [dict(found) for found in session.execute(query).mappings()]
 
     def _scrub(self) -> None:
         with translated_errors("scrub"):

@@ -12,11 +12,11 @@ from typing import Any
 
 from actors.crypto import audit_context, item_context, seal, seal_json, unseal, unseal_json
 from actors.memory import Alert, AuditEvent, MemoryItem
-from schemas.tables import AlertRow, AuditEventRow, MemoryItemRow
+from schemas.tables import AlertRow, AuditEventRow
 
 ITEM_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(MemoryItem))
 #: what an UPDATE may change: the id is the key, the version belongs to the optimistic lock
-_UPDATABLE_ITEM_FIELDS = tuple(name for name in ITEM_FIELDS if name not in ("memory_id", "version"))
+UPDATABLE_ITEM_FIELDS = tuple(name for name in ITEM_FIELDS if name not in ("memory_id", "version"))
 _ALERT_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Alert))
 _EVENT_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AuditEvent))
 #: item fields holding what the user said
@@ -48,14 +48,9 @@ def item_from_record(record: Mapping[str, Any]) -> MemoryItem:
     return MemoryItem(**values)
 
 
-def new_item_row(item: MemoryItem) -> MemoryItemRow:
-    """A row for an item not yet stored; the version column starts at 1 (set by the ORM on INSERT)."""
-    return MemoryItemRow(**{name: _item_column(item, name) for name in ITEM_FIELDS if name != "version"})
-
-
-def update_item_row(row: MemoryItemRow, item: MemoryItem) -> None:
-    for name in _UPDATABLE_ITEM_FIELDS:
-        setattr(row, name, _item_column(item, name))
+def item_columns(item: MemoryItem, names: tuple[str, ...] = UPDATABLE_ITEM_FIELDS + ("memory_id",)) -> dict:
+    """Column values of an item's row (the version is the commit's business)."""
+    return {name: _item_column(item, name) for name in names}
 
 
 def event_row(event: AuditEvent) -> AuditEventRow:

@@ -1,4 +1,4 @@
-"""Operations: liveness, directory figures, tenant creation (admin key)."""
+"""Operations: liveness, the user hosts' figures, tenant creation (admin key)."""
 
 from fastapi import APIRouter, status
 
@@ -13,7 +13,7 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/v1/stats", summary="Actor directory figures: live actors, activations, passivations, latency")
+@router.get("/v1/stats", summary="User host figures: resident users, activations, passivations, latency")
 async def stats(_: TenantDep, gateway: GatewayDep) -> DirectoryStats:
     return await gateway.stats()
 

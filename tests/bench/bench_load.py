@@ -206,7 +206,6 @@ def main() -> None:
         embedder="e5",
         namespace="hermes-bench-load",
         policy=policy,
-        max_live_actors=64,
     )
     store = MemoryStore.from_settings(settings)
     store.create_schema()

@@ -193,7 +193,7 @@ def stack_running(home: Path, milvus_uri: str, cap: int, say):
         milvus_uri=milvus_uri,
         http_port=free_port(),
         embedder="e5",
-        max_live_actors=cap,
+        host_max_users=cap,
         actor_idle_seconds=900.0,
         namespace="hermes-bench",
     )

@@ -17,6 +17,10 @@ _PROC = Path("/proc")
 #: (cmdline prefix, role), first match wins. Ray titles a worker ``ray::<Class>.<method>``, and a named
 #: actor's worker ``ray::<name>:<Class>.__init__`` while it is being constructed.
 _ROLES = (
+    ("ray::UserHost", "user hosts"),
+    ("ray::host-pool", "host pool"),
+    ("ray::HostPool", "host pool"),
+    ("ray::host-", "user hosts"),
     ("ray::UserActor", "user actors"),
     ("ray::user:", "user actors"),
     ("ray::EmbedderActor", "embedder"),
@@ -74,7 +78,7 @@ def _role(pid: int) -> str:
     return "ray core"  # gcs_server, raylet, log monitor, dashboard agents
 
 
-def _rollup_kb(pid: int) -> tuple[int, int]:
+def rollup_kb(pid: int) -> tuple[int, int]:
     rss = pss = 0
     try:
         for line in (_PROC / str(pid) / "smaps_rollup").read_text().splitlines():
@@ -92,7 +96,7 @@ def memory_by_role(root: int | None = None) -> dict[str, RoleMemory]:
     roles: dict[str, RoleMemory] = defaultdict(RoleMemory)
     for pid in descendants(root if root is not None else os.getpid()):
         role = _role(pid)
-        rss, pss = _rollup_kb(pid)
+        rss, pss = rollup_kb(pid)
         if role == "gone" or rss == 0:
             continue
         entry = roles[role]

@@ -1,13 +1,12 @@
-"""End to end through the whole local stack (Serve → directory → user actor → SQL + embedder actor + index
-actor → milvus-lite server): the README walk-through, inspection, forgetting, tenant isolation, the Python
-client and the deployment handle."""
+"""End to end through the whole local stack (Serve → the user's host → SQL, with the embedder in the host
+and the outbox to the milvus-lite server): the README walk-through, inspection, forgetting, tenant
+isolation, the Python client and the deployment handle."""
 
 import pytest
-import ray
 
-from actors.directory import user_actor_name
 from schemas.api import WriteTurnsRequest
 from serve.client import HermesClient, HermesHTTPError
+from tests.stack.trust_stack import user_host_pid
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]
 
@@ -74,11 +73,14 @@ def test_tenants_never_see_each_other(http, tenant_key, sql_store):
     assert stolen.status_code == 404
 
 
-def test_user_actor_stays_lean(http, tenant_key, stack_settings):
-    say(http, tenant_key, "dave", "s1", "I live in Suzhou")
-    actor = ray.get_actor(user_actor_name(tenant_of(tenant_key), "dave"), namespace=stack_settings.namespace)
-    status = ray.get(actor.status.remote())
-    assert status["heavy_modules"] == [] and status["calls"] >= 1
+def test_many_users_live_in_the_few_processes_of_the_host_pool(http, tenant_key, stack_settings):
+    users = [f"dave{n}" for n in range(6)]
+    for user in users:
+        say(http, tenant_key, user, "s1", "I live in Suzhou")
+    pids = {user_host_pid(stack_settings, tenant_of(tenant_key), user) for user in users}
+    stats = http.get("/v1/stats", headers={"X-API-Key": tenant_key}).json()
+    assert len(pids) <= stats["hosts"] == stack_settings.hosts
+    assert stats["live"] >= len(users) and stats["activations"] >= len(users)
 
 
 def test_python_client_and_deployment_handle(serve_app, tenant_key):

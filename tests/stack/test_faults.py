@@ -1,6 +1,7 @@
-"""Nothing acknowledged is lost (SPEC §9): real processes are killed in the middle of a stream of writes —
-a user actor, a Serve replica, the milvus-lite server, a Ray node — and afterwards every acknowledged write
-is checked item by item: present in SQL with its dialog id, and found in Milvus by its own vector.
+"""Nothing acknowledged is lost: real processes are killed in the middle of a stream of writes — a user
+host, a Serve replica, the milvus-lite server, a Ray node — and afterwards every acknowledged write is
+checked item by item: present in SQL with its dialog id, and found in Milvus by its own vector once the
+hosts have drained the vector-index outbox.
 
 The client side is the documented contract: each write carries an ``Idempotency-Key`` and is resent with the
 same key until it gets a 200, so a write that committed just before a crash is answered from its stored
@@ -28,15 +29,11 @@ import numpy as np
 import pytest
 import ray
 
-from actors.directory import directory_actor
-from actors.services import EMBEDDER_ACTOR_NAME, INDEX_ACTOR_NAME
+from actors.memory import GateChanges, MemoryItem
 from actors.store.milvus_server import MilvusLiteServer
-from actors.store.vectors import VectorRow
-from schemas.enums import Layer, State
-from schemas.ids import new_memory_id
+from schemas.enums import Kind
 from tests.stack.trust_stack import (
     E5_DIM,
-    actor_pid,
     converge,
     duplicated_dialogs,
     kill,
@@ -45,7 +42,7 @@ from tests.stack.trust_stack import (
     private_app,
     replica_pids,
     stream_writes,
-    user_actor_pid,
+    user_host_pid,
 )
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]
@@ -70,6 +67,7 @@ def app(serve_app, make_stack_settings, own_milvus):
 
 def assert_all_there(app, tenant_id, users, report, per_user=PER_USER):
     assert len(report.acks) == len(users) * per_user
+    converge(app.settings)
     index = app.index()
     try:
         assert missing_acknowledged(app.store, index, tenant_id, report.acks) == []
@@ -79,19 +77,19 @@ def assert_all_there(app, tenant_id, users, report, per_user=PER_USER):
         assert duplicated_dialogs(app.store, tenant_id, user) == []
 
 
-def test_user_actor_killed_mid_stream_loses_no_acknowledged_write(app):
+def test_user_host_killed_mid_stream_loses_no_acknowledged_write(app):
     tenant_id, key = new_tenant(app.store)
     users = ["ua", "ub"]
     killed: list[int] = []
 
-    def crash_actor() -> None:
-        killed.append(user_actor_pid(app.settings, tenant_id, "ua"))
+    def crash_host() -> None:
+        killed.append(user_host_pid(app.settings, tenant_id, "ua"))
         kill(killed[-1])
 
     report = asyncio.run(
-        stream_writes(app.base_url, key, users, PER_USER, fault=crash_actor, fault_after=PER_USER // 2)
+        stream_writes(app.base_url, key, users, PER_USER, fault=crash_host, fault_after=PER_USER // 2)
     )
-    assert killed and user_actor_pid(app.settings, tenant_id, "ua") != killed[0]  # a new incarnation
+    assert killed and user_host_pid(app.settings, tenant_id, "ua") != killed[0]  # restarted by Ray
     assert_all_there(app, tenant_id, users, report)
 
 
@@ -112,24 +110,41 @@ def test_serve_replica_killed_mid_stream_loses_no_acknowledged_write(app):
     assert_all_there(app, tenant_id, users, report)
 
 
-def test_shared_service_actors_killed_mid_stream_come_back(app):
-    """The embedder and vector-index actors are shared by every user: killed mid-stream, they must come
-    back by themselves, and the writes made meanwhile must reach the index."""
-    tenant_id, key = new_tenant(app.store)
-    users = ["sa", "sb"]
-    killed: list[int] = []
+def _committed_behind_the_hosts(app, tenant_id: str, user_id: str, count: int) -> list[str]:
+    """Commit items straight to SQL, as a host does just before it dies: the outbox holds their index
+    operations and nothing has applied them yet."""
+    rng = np.random.default_rng(7)
+    items = []
+    for n in range(count):
+        vector = rng.standard_normal(E5_DIM).astype(np.float32)
+        item = MemoryItem(tenant_id=tenant_id, user_id=user_id, content=f"outbox fact {n}", kind=Kind.FACT)
+        item.embedding = (vector / np.linalg.norm(vector)).tobytes()
+        items.append(item)
+    app.store.commit(GateChanges(upserted={i.memory_id: i for i in items}))
+    return [i.memory_id for i in items]
 
-    def crash_services() -> None:
-        for name in (EMBEDDER_ACTOR_NAME, INDEX_ACTOR_NAME):
-            killed.append(actor_pid(ray.get_actor(name, namespace=app.settings.namespace)))
-            kill(killed[-1])
 
-    report = asyncio.run(
-        stream_writes(app.base_url, key, users, PER_USER, fault=crash_services, fault_after=PER_USER // 2)
-    )
-    assert len(killed) == 2
-    converge(app.settings, tenant_id, users)
-    assert_all_there(app, tenant_id, users, report)
+def test_outbox_is_replayed_after_a_crash_between_commit_and_index_sync(app):
+    tenant_id, _ = new_tenant(app.store)
+    committed = _committed_behind_the_hosts(app, tenant_id, "ob", 5)
+    index = app.index()
+    try:
+        deadline = time.monotonic() + 90
+        while not set(committed) <= index.ids(tenant_id, "ob"):  # the owning host polls the outbox
+            assert time.monotonic() < deadline, "the outbox was never drained"
+            time.sleep(0.5)
+        # and again with the owning host killed before it could drain: its restart replays the entries
+        more = ["oc"]
+        pid = user_host_pid(app.settings, tenant_id, more[0])
+        kill(pid)
+        replayed = _committed_behind_the_hosts(app, tenant_id, more[0], 5)
+        deadline = time.monotonic() + 120
+        while not set(replayed) <= index.ids(tenant_id, more[0]):
+            assert time.monotonic() < deadline, "the restarted host never replayed the outbox"
+            time.sleep(0.5)
+        assert user_host_pid(app.settings, tenant_id, more[0]) != pid
+    finally:
+        index.close()
 
 
 def test_milvus_killed_mid_stream_then_indexes_converge(app, own_milvus):
@@ -151,34 +166,17 @@ def test_milvus_killed_mid_stream_then_indexes_converge(app, own_milvus):
         stream_writes(app.base_url, key, users, PER_USER, fault=crash_milvus_and_recall, fault_after=8)
     )
     recall_while_down = down_answers[0]
-    assert recall_while_down.status_code == 503, recall_while_down.text
-    assert int(recall_while_down.headers["Retry-After"]) >= 1
-    # no reindex job, no re-activation: the next write that reaches the index catches up on its own
-    more = asyncio.run(stream_writes(app.base_url, key, users, PER_USER + 1, first=PER_USER))
-    report.acks += more.acks
-    assert_all_there(app, tenant_id, users, report, per_user=PER_USER + 1)
-
-
-def test_activation_repairs_drift_between_sql_and_milvus(app):
-    """Drift made by hand (rows lost from Milvus, a stray row SQL never had) is found and repaired by the
-    reconcile that runs when a user's actor is activated."""
-    tenant_id, key = new_tenant(app.store)
-    report = asyncio.run(stream_writes(app.base_url, key, ["da"], 6))
-    lost = [ack.memory_ids[0] for ack in report.acks[:3]]
-    stray = VectorRow(new_memory_id(), "da", Layer.WORKING, State.PENDING, np.ones(E5_DIM, np.float32) / 20)
+    assert recall_while_down.status_code == 200, recall_while_down.text  # recall never needs the index
+    # no reindex job, no manual drain: the hosts' outbox catches up on its own once Milvus answers
     index = app.index()
     try:
-        index.delete(tenant_id, lost)
-        index.upsert(tenant_id, [stray])
-        assert not set(lost) & index.ids(tenant_id, "da")
-        ray.get(directory_actor(app.settings).passivate_all.remote())
-        with httpx.Client(base_url=app.base_url, timeout=120) as http:  # activates a fresh actor
-            assert http.get("/v1/users/da/memories", headers={"X-API-Key": key}).status_code == 200
-        indexed = index.ids(tenant_id, "da")
-        assert set(lost) <= indexed and stray.memory_id not in indexed
-        assert missing_acknowledged(app.store, index, tenant_id, report.acks) == []
+        deadline = time.monotonic() + 120
+        while missing_acknowledged(app.store, index, tenant_id, report.acks):
+            assert time.monotonic() < deadline, "the index never caught up"
+            time.sleep(1)
     finally:
         index.close()
+    assert_all_there(app, tenant_id, users, report)
 
 
 def test_write_while_sql_is_locked_gets_503_and_lands_when_resent(app):
@@ -210,10 +208,11 @@ def test_write_while_sql_is_locked_gets_503_and_lands_when_resent(app):
 
 def test_ray_node_crash_loses_no_acknowledged_write(make_stack_settings):
     """A three-node Ray cluster (``ray.cluster_utils.Cluster``) in a child process, so it cannot meet the
-    session's Ray: mid-stream, the worker node hosting the most user actors is killed outright (its raylet
-    and workers), a replacement node joins, and the writers (``call_user``, the path behind both front
+    session's Ray: the pool's three hosts are spread over the nodes; mid-stream, the worker node that
+    hosts the most users is killed outright (its raylet and workers), a replacement node joins, Ray
+    restarts the lost host on a surviving node, and the writers (``HostRouter``, the path behind both front
     doors) carry on, resending until acknowledged."""
-    settings = make_stack_settings(namespace=f"hermes-node-{uuid.uuid4().hex[:6]}")
+    settings = make_stack_settings(namespace=f"hermes-node-{uuid.uuid4().hex[:6]}", hosts=3)
     child = subprocess.Popen(
         [sys.executable, __file__, settings.model_dump_json()],
         cwd=REPO_ROOT,
@@ -229,28 +228,27 @@ def test_ray_node_crash_loses_no_acknowledged_write(make_stack_settings):
         raise
     assert child.returncode == 0, out.decode(errors="replace")[-2000:]
     result = json.loads(out.decode().strip().splitlines()[-1])
+    assert result["nodes_with_hosts"] >= 2  # the pool is spread over the cluster
     assert result["acks"] == NODE_USERS * NODE_WRITES
     assert result["node_killed"] and result["users_on_killed_node"] >= 1
     assert result["missing"] == [] and result["duplicated"] == []
 
 
-#: Ray's scheduler spreads the user actors over the nodes at random: with six users, the worker node that
-#: hosts the most of them hosts at least one unless all six landed on the head (about one run in 700)
-NODE_USERS = 6
-NODE_WRITES = 6
+#: with three hosts spread over three nodes, twelve users put some on every node but by rare chance
+NODE_USERS = 12
+NODE_WRITES = 4
 
 
 def node_crash_scenario(settings_json: str) -> dict:
-    import ray
     from ray.cluster_utils import Cluster
 
-    from actors.directory import DIRECTORY_NAME, ActorDirectory, call_user, user_actor_name
-    from actors.services import embedder_actor, index_actor
+    from actors.runtime.pool import HostRouter, pool_actor
+    from actors.runtime.rendezvous import host_of
     from actors.store.milvus import MilvusIndex
     from actors.store.sql import MemoryStore
     from schemas.api import WriteTurnsRequest
     from schemas.settings import HermesSettings
-    from tests.stack.trust_stack import E5_DIM, Ack, fact_text
+    from tests.stack.trust_stack import Ack, duplicated_dialogs, fact_text, missing_acknowledged
 
     settings = HermesSettings.model_validate_json(settings_json)
     store = MemoryStore.from_settings(settings)
@@ -259,33 +257,31 @@ def node_crash_scenario(settings_json: str) -> dict:
     store.create_tenant(tenant_id)
     users = [f"n{i}" for i in range(NODE_USERS)]
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
-    workers = [cluster.add_node(num_cpus=1, resources={"users": 1}) for _ in range(2)]
+    workers = [cluster.add_node(num_cpus=1) for _ in range(2)]
     try:
         ray.init(address=cluster.address, namespace=settings.namespace)
-        ray.get(index_actor(settings, E5_DIM).__ray_ready__.remote())
-        ray.get(embedder_actor(settings).__ray_ready__.remote())
-        # the directory runs on a worker node (and restarts on another one when its node dies)
-        directory = ActorDirectory.options(
-            name=DIRECTORY_NAME,
-            namespace=settings.namespace,
-            lifetime="detached",
-            max_restarts=-1,
-            resources={"users": 0.01},
-        ).remote(settings.model_dump_json())
+        cluster.wait_for_nodes()
+        pool = pool_actor(settings)
+        ray.get(pool.ensure.remote())
+        router = HostRouter(settings, pool)
         acks: list[Ack] = []
-        state = {"node_killed": False, "users_on_killed_node": 0}
+        state = {"node_killed": False, "users_on_killed_node": 0, "nodes_with_hosts": 0}
 
-        def node_of(user: str) -> str:
-            actor = ray.get_actor(user_actor_name(tenant_id, user), namespace=settings.namespace)
-            return ray.get(actor.__ray_call__.remote(lambda _self: ray.get_runtime_context().get_node_id()))
+        def host_nodes() -> list[str]:
+            return [
+                ray.get(ray.get_actor(f"host-{i}", namespace=settings.namespace).node_id.remote())
+                for i in range(settings.hosts)
+            ]
 
         def crash_node() -> None:
-            placement = Counter(node_of(u) for u in users)
+            nodes = host_nodes()
+            state["nodes_with_hosts"] = len(set(nodes))
+            placement = Counter(nodes[host_of(tenant_id, u, settings.hosts)] for u in users)
             doomed = max(workers, key=lambda node: placement[node.node_id])
             state["users_on_killed_node"] = placement[doomed.node_id]
             cluster.remove_node(doomed, allow_graceful=False)
             state["node_killed"] = True
-            cluster.add_node(num_cpus=1, resources={"users": 1})  # the replacement joins
+            cluster.add_node(num_cpus=1)  # the replacement joins
 
         async def write(user: str, n: int) -> None:
             request = WriteTurnsRequest.model_validate(
@@ -293,8 +289,10 @@ def node_crash_scenario(settings_json: str) -> dict:
             )
             for attempt in range(1, 400):
                 try:
-                    result = await call_user(
-                        directory, tenant_id, user, "write_turns", request, request_id=f"{user}-w{n}"
+                    result = await router.call(
+                        tenant_id,
+                        user,
+                        lambda host: host.write_turns.remote(tenant_id, user, request, f"{user}-w{n}"),
                     )
                 except Exception:  # noqa: BLE001 - during the outage any failure means "resend"
                     await asyncio.sleep(0.5)
@@ -320,15 +318,8 @@ def node_crash_scenario(settings_json: str) -> dict:
             time.sleep(0.05)
         crash_node()
         writers.join()
-
-        async def reconcile_all() -> None:
-            for user in users:
-                await call_user(directory, tenant_id, user, "reconcile")
-
-        asyncio.run(reconcile_all())
+        ray.get(pool.drain_outboxes.remote(), timeout=300)
         index = MilvusIndex(settings.milvus_uri, settings.milvus_collection, E5_DIM)
-        from tests.stack.trust_stack import duplicated_dialogs, missing_acknowledged
-
         missing = missing_acknowledged(store, index, tenant_id, acks)
         duplicated = [d for u in users for d in duplicated_dialogs(store, tenant_id, u)]
         index.close()

@@ -2,8 +2,8 @@
 a private Hermes app on the session's Ray, a stream of idempotent writes that retries until acknowledged,
 and the checks that look into every store directly (SQL rows, the Milvus index) instead of trusting the API.
 
-Process safety: everything here kills only what it started — the private app's detached actors, by name in
-its own namespace, and processes whose pid came from an actor of that app.
+Process safety: everything here kills only what it started — the private app's detached actors (its host
+pool), by name in its own namespace, and processes whose pid came from an actor of that app.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ import httpx
 import numpy as np
 import ray
 
-from actors.directory import DIRECTORY_NAME, user_actor_name
 from actors.errors import StoreUnavailable
-from actors.services import EMBEDDER_ACTOR_NAME, INDEX_ACTOR_NAME
+from actors.runtime.host import POOL_ACTOR_NAME, host_name
+from actors.runtime.rendezvous import host_of
 from actors.store.milvus import MilvusIndex
 from actors.store.sql import MemoryStore
 from schemas.settings import HermesSettings
@@ -75,17 +75,28 @@ def private_app(serve_base: str, make_stack_settings, name: str, **overrides) ->
 
 
 def _kill_named(namespace: str) -> None:
-    """The app's detached actors outlive ``serve.delete``: the directory first (it passivates users)."""
+    """The app's detached actors outlive ``serve.delete``: its hosts (users passivated first), then
+    the pool."""
     try:
-        directory = ray.get_actor(DIRECTORY_NAME, namespace=namespace)
-        ray.get(directory.passivate_all.remote(), timeout=60)
-    except (ValueError, ray.exceptions.RayError):
-        pass
-    for name in (DIRECTORY_NAME, EMBEDDER_ACTOR_NAME, INDEX_ACTOR_NAME):
+        pool = ray.get_actor(POOL_ACTOR_NAME, namespace=namespace)
+    except ValueError:
+        return
+    size = ray.get(pool.size.remote(), timeout=60)
+    for index in range(size):
         try:
-            ray.kill(ray.get_actor(name, namespace=namespace), no_restart=True)
-        except ValueError:
+            host = ray.get_actor(host_name(index), namespace=namespace)
+            ray.get(host.passivate_all.remote(), timeout=60)
+            ray.kill(host, no_restart=True)
+        except (ValueError, ray.exceptions.RayError):
             pass
+    ray.kill(pool, no_restart=True)
+
+
+def user_host(settings: HermesSettings, tenant_id: str, user_id: str) -> ray.actor.ActorHandle:
+    """The host that serves this user now."""
+    pool = ray.get_actor(POOL_ACTOR_NAME, namespace=settings.namespace)
+    size = ray.get(pool.size.remote(), timeout=60)
+    return ray.get_actor(host_name(host_of(tenant_id, user_id, size)), namespace=settings.namespace)
 
 
 def new_tenant(store: MemoryStore, **limits) -> tuple[str, str]:
@@ -104,8 +115,8 @@ def actor_pid(actor: ray.actor.ActorHandle) -> int:
     return ray.get(actor.__ray_call__.remote(lambda _self: os.getpid()), timeout=60)
 
 
-def user_actor_pid(settings: HermesSettings, tenant_id: str, user_id: str) -> int:
-    return actor_pid(ray.get_actor(user_actor_name(tenant_id, user_id), namespace=settings.namespace))
+def user_host_pid(settings: HermesSettings, tenant_id: str, user_id: str) -> int:
+    return actor_pid(user_host(settings, tenant_id, user_id))
 
 
 def replica_pids(app_name: str) -> list[int]:
@@ -269,16 +280,11 @@ async def stream_writes(
     return report
 
 
-def converge(settings: HermesSettings, tenant_id: str, users: list[str]) -> int:
-    """Run each user's reconcile through their actor (what activation and the reindex job do)."""
-    from actors.directory import call_user, directory_actor
-
-    async def run() -> int:
-        directory = directory_actor(settings)
-        repaired = [await call_user(directory, tenant_id, user, "reconcile") for user in users]
-        return sum(repaired)
-
-    return asyncio.run(run())
+def converge(settings: HermesSettings) -> int:
+    """Apply every pending vector-index outbox entry now (what the hosts do within a second by themselves);
+    returns how many were applied."""
+    pool = ray.get_actor(POOL_ACTOR_NAME, namespace=settings.namespace)
+    return ray.get(pool.drain_outboxes.remote(), timeout=300)
 
 
 def sql_traces(url: str, needles: list[str]) -> list[str]:

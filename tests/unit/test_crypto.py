@@ -16,7 +16,6 @@ from actors.crypto import (
 )
 from actors.embedding import HashEmbedder
 from actors.service import UserMemoryService
-from actors.store.memory_index import InMemoryIndex
 from actors.store.sql import MemoryStore
 from schemas import api
 from schemas.settings import GatePolicy
@@ -71,7 +70,7 @@ def test_store_keeps_content_sealed_on_disk_and_reads_it_back(tmp_path, keyed):
     store.create_schema()
     store.create_tenant("acme")
     service = UserMemoryService(
-        "acme", "alice", store=store, index=InMemoryIndex(64), embedder=HashEmbedder(64), policy=GatePolicy()
+        "acme", "alice", store=store, embedder=HashEmbedder(64), policy=GatePolicy()
     )
     turns = [api.TurnIn(text=f"Remember this: my boat is named {SECRET_WORD}", dialog_id="d1")]
     written = service.write_turns(api.WriteTurnsRequest(session_id="s1", turns=turns))

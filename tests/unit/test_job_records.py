@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from actors.embedding import HashEmbedder
 from actors.memory import GateChanges, MemoryItem, utcnow
+from actors.runtime.outbox import drain
 from actors.service import UserMemoryService
 from actors.store.memory_index import InMemoryIndex
 from actors.store.sql_jobs import CohortFeature
@@ -65,8 +66,8 @@ def test_run_records_keep_status_and_report(store):
     assert run["finished_at"] >= run["started_at"]
 
 
-def _service(store, index):
-    return UserMemoryService("acme", "alice", store=store, index=index, embedder=HashEmbedder(64),
+def _service(store, index):  # the index is reached only through the outbox (drain)
+    return UserMemoryService("acme", "alice", store=store, embedder=HashEmbedder(64),
                              policy=GatePolicy())
 
 
@@ -85,6 +86,7 @@ def test_service_consolidation_commits_archives_and_syncs_only_moved_index_rows(
     svc.write_turns(api.WriteTurnsRequest(session_id="s1", turns=[turn]))
     counts = svc.consolidate()
     assert counts["cleared"] == 1
+    drain(store, index, 64)
     assert store.get_item("acme", "alice", stale.memory_id).state is State.ARCHIVED
     assert index.search("acme", "alice", HashEmbedder(64).embed_passages(["saw a red car"])[0], 1,
                         layers=frozenset({Layer.ARCHIVE}))[0].memory_id == stale.memory_id
@@ -101,6 +103,7 @@ def test_service_restores_archived_items_by_id_and_skips_strangers(store):
     result = svc.restore_archived([stale.memory_id, "m_" + "0" * 32], reason="relevant again")
     assert result == {"restored": [stale.memory_id], "skipped": ["m_" + "0" * 32]}
     restored = store.get_item("acme", "alice", stale.memory_id)
+    drain(store, index, 64)
     assert restored.layer is Layer.LONGTERM and restored.state is State.PENDING
     assert stale.memory_id in {h.memory_id for h in index.search(
         "acme", "alice", HashEmbedder(64).embed_passages(["saw a red car"])[0], 3,

@@ -10,7 +10,6 @@ from actors.embedding import HashEmbedder
 from actors.memory import MemoryItem
 from actors.profile import ProfileBuilder
 from actors.service import UserMemoryService
-from actors.store.memory_index import InMemoryIndex
 from actors.store.sql import MemoryStore
 from schemas import api
 from schemas.enums import Kind, Layer, Polarity, State
@@ -25,7 +24,7 @@ def svc(tmp_path):
     store.create_schema()
     store.create_tenant("acme")
     yield UserMemoryService(
-        "acme", "alice", store=store, index=InMemoryIndex(64), embedder=HashEmbedder(64), policy=GatePolicy()
+        "acme", "alice", store=store, embedder=HashEmbedder(64), policy=GatePolicy()
     )
     store.dispose()
 

@@ -35,7 +35,7 @@ def remember(store: MemoryStore, tenant: str, user: str) -> None:
 
 
 def admit(quotas: Quotas, tenant: str, user: str = "u1", operation: str = "recall") -> None:
-    asyncio.run(quotas.admit(tenant, user, operation))
+    asyncio.run(quotas.admit(tenant, user, write=operation.startswith("write")))
 
 
 def test_rate_limit_refuses_past_the_allowance_and_refills(store):

@@ -1,4 +1,4 @@
-"""Multi-route recall over the real service (SQLite, in-memory index, hashing embedder): the slot
+"""Multi-route recall over the real service (SQLite, hashing embedder; recall reads only memory): the slot
 route keeps a cold allergy on top under 1,000 newer memories, score breakdowns and boosts, near-duplicates,
 contradiction flags, the archive route, relation hops, access statistics."""
 
@@ -8,7 +8,6 @@ import pytest
 
 from actors.embedding import HashEmbedder
 from actors.service import UserMemoryService
-from actors.store.memory_index import InMemoryIndex
 from schemas import api
 from schemas.enums import Kind, Layer, Polarity, State
 from schemas.settings import Capacities, GatePolicy
@@ -40,7 +39,6 @@ def service(store, clock=None, **policy) -> UserMemoryService:
         "acme",
         "alice",
         store=store,
-        index=InMemoryIndex(256),
         embedder=HashEmbedder(256),
         policy=GatePolicy(**policy),
         clock=clock or Clock(),
@@ -119,7 +117,14 @@ def test_recall_updates_access_statistics(store):
     (hit,) = recall(svc, "green tea")
     again = recall(svc, "green tea")[0]
     assert (hit.memory.access_count, again.memory.access_count) == (0, 1)
+    # heat is batched: in SQL after the host's flush (or with the next change), not on every recall
+    assert store.get_item("acme", "alice", hit.memory.memory_id).access_count == 0
+    svc.flush_access()
     assert store.get_item("acme", "alice", hit.memory.memory_id).access_count == 2
+    say(svc, "s1", "I work as a nurse")
+    recall(svc, "green tea")
+    say(svc, "s2", "I live in Lisbon")  # a write carries the pending heat along
+    assert store.get_item("acme", "alice", hit.memory.memory_id).access_count == 3
 
 
 def test_contradicting_hits_are_flagged_not_resolved(store):

@@ -1,7 +1,7 @@
 """The HTTP layer without Ray: routes, authentication, the one error mapping, the body limit.
 
-The real ``Gateway`` runs with its actor call replaced by a recorder, so request validation, id checks and
-idempotency keys are exercised exactly as in production; only the trip to the user's actor is faked.
+The real ``Gateway`` runs with its host router replaced by a recorder, so request validation, id checks and
+idempotency keys are exercised exactly as in production; only the trip to the user's host is faked.
 """
 
 from datetime import UTC, datetime
@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from ray.exceptions import ActorDiedError
 
 from actors.errors import FrozenItemError, NotFound, StoreUnavailable
+from actors.store.sql_tenants import TenantLimits
 from schemas.api import (
     AlertList,
     MemoryList,
@@ -42,6 +43,9 @@ class FakeStore:
     def authenticate(self, api_key: str) -> str | None:
         return self.tenants.get(api_key)
 
+    def tenant_limits(self, tenant_id: str) -> TenantLimits:
+        return TenantLimits()  # unlimited: quotas have their own tests
+
     def create_tenant(
         self, tenant_id: str, name: str = "", group_profile_consent: bool = False, limits=None
     ) -> str:
@@ -50,20 +54,48 @@ class FakeStore:
         return key
 
 
-class RecordingGateway(Gateway):
-    """The real gateway; the call to the user's actor is recorded and answered from ``replies``."""
+class _RecordedMethod:
+    """``host.<name>.remote(tenant, user, *args, trace_context)``, recorded in the shape the tests read."""
 
-    def __init__(self, admin_key: str = ""):
-        super().__init__(HermesSettings(admin_key=admin_key), FakeStore(), directory=None)
-        self.calls: list[tuple[str, str, str, tuple, dict]] = []
-        self.replies: dict[str, Any] = {}
+    def __init__(self, gateway: "RecordingGateway", name: str):
+        self.gateway, self.name = gateway, name
 
-    async def _call(self, tenant_id: str, user_id: str, method: str, *args: Any, **kwargs: Any) -> Any:
-        self.calls.append((tenant_id, user_id, method, args, kwargs))
-        reply = self.replies.get(method)
+    async def remote(self, tenant_id: str, user_id: str, *args: Any) -> Any:
+        args, kwargs = args[:-1], {}  # the trailing trace context is the router's business
+        if self.name in ("write_turns", "write_memory"):
+            args, kwargs = args[:1], {"request_id": args[1]}
+        elif self.name == "list_items":
+            args, kwargs = (), dict(zip(("layer", "state", "limit", "offset"), args, strict=True))
+        self.gateway.calls.append((tenant_id, user_id, self.name, args, kwargs))
+        reply = self.gateway.replies.get(self.name)
         if isinstance(reply, BaseException):
             raise reply
         return reply
+
+
+class _RecordingHost:
+    def __init__(self, gateway: "RecordingGateway"):
+        self.gateway = gateway
+
+    def __getattr__(self, name: str) -> _RecordedMethod:
+        return _RecordedMethod(self.gateway, name)
+
+
+class _RecordingRouter:
+    def __init__(self, gateway: "RecordingGateway"):
+        self.gateway = gateway
+
+    async def call(self, tenant_id: str, user_id: str, send: Any) -> Any:
+        return await send(_RecordingHost(self.gateway))
+
+
+class RecordingGateway(Gateway):
+    """The real gateway; the call to the user's host is recorded and answered from ``replies``."""
+
+    def __init__(self, admin_key: str = ""):
+        super().__init__(HermesSettings(admin_key=admin_key), FakeStore(), hosts=_RecordingRouter(self))
+        self.calls: list[tuple[str, str, str, tuple, dict]] = []
+        self.replies: dict[str, Any] = {}
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ import pytest
 
 from actors.embedding import HashEmbedder
 from actors.errors import NotFound
+from actors.runtime.outbox import drain
 from actors.service import UserMemoryService
 from actors.store.memory_index import InMemoryIndex
 from actors.store.sql import MemoryStore
@@ -30,7 +31,7 @@ def index():
 
 def service(store, index, user="alice", tenant="acme"):
     return UserMemoryService(
-        tenant, user, store=store, index=index, embedder=HashEmbedder(64), policy=GatePolicy()
+        tenant, user, store=store, embedder=HashEmbedder(64), policy=GatePolicy()
     )
 
 
@@ -90,14 +91,14 @@ def test_idempotent_request_is_applied_once(store, index):
     assert store.count_items("acme", "alice") == 1
 
 
-def test_index_drift_is_repaired_on_activation(store, index):
+def test_commits_reach_the_index_through_the_outbox_once(store, index):
     svc = service(store, index)
     say(svc, "s1", "I love green tea", "I work as a nurse")
     ids = {i.memory_id for i in svc.engine.active()}
-    index.delete("acme", sorted(ids))
-    assert index.ids("acme", "alice") == set()
-    service(store, index)
+    assert index.ids("acme", "alice") == set()  # acknowledged on the SQL commit, before the index
+    assert drain(store, index, 64) >= len(ids)
     assert index.ids("acme", "alice") == ids
+    assert drain(store, index, 64) == 0
 
 
 def test_other_tenant_and_user_cannot_reach_items(store, index):
@@ -115,8 +116,10 @@ def test_forget_and_erase_leave_nothing_searchable(store, index):
     say(svc, "s1", "I love green tea", "I work as a nurse")
     tea = by_slot(svc, "preference.drink")[0]
     svc.forget(tea.memory_id, api.ForgetRequest())
+    drain(store, index, 64)
     assert tea.memory_id not in index.ids("acme", "alice")
     with pytest.raises(NotFound):
         svc.get_item(tea.memory_id)
     svc.erase_user(api.EraseRequest())
+    drain(store, index, 64)
     assert index.ids("acme", "alice") == set() and store.count_items("acme", "alice") == 0

@@ -1,0 +1,500 @@
+"""``UserHost``: a long-lived Ray actor that hosts many users' services as virtual actors.
+
+Each resident user has a mailbox (an ``asyncio.Lock``, which wakes waiters in arrival order): a user's calls
+run one at a time, in order, so gate logic never races; different users' calls run concurrently on the
+host's threads. A user is activated on their first call — claim the user in SQL (a new fencing epoch), load
+the active items — and passivated when least recently used beyond the host's user or memory budget, or idle
+(docs/architecture.md).
+
+The host owns what every resident shares: one SQL engine, one embedding model with micro-batching
+(``BatchingEmbedder``), tenant policies, and a background thread that drains the vector-index outbox for
+the users this host serves. Hosts are called by typed methods (``host.recall.remote(...)``).
+
+Errors: ``WrongHost`` when the user belongs to another host under the current pool size (the caller
+refreshes its view of the pool and resends); ``OwnershipLost`` never leaves: the user is reloaded under a
+fresh claim and the call runs again, or, if the user moved to another host meanwhile, ``WrongHost``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import ray
+
+from actors.embedding import make_embedder
+from actors.errors import HermesError, OwnershipLost
+from actors.runtime import outbox
+from actors.runtime.batching import BatchingEmbedder
+from actors.runtime.rendezvous import host_of
+from actors.service import UserMemoryService
+from actors.store.sql import MemoryStore
+from actors.tracing import attached, span
+from schemas import api
+from schemas.enums import AlertStatus, Layer, State
+from schemas.settings import GatePolicy, HermesSettings
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+UserKey = tuple[str, str]
+
+POOL_ACTOR_NAME = "host-pool"
+#: a resident user's claim is checked against SQL at most this often (a batch job may have taken it over)
+FENCE_CHECK_SECONDS = 2.0
+#: a tenant's policy is read again after this long
+POLICY_SECONDS = 5.0
+#: batched recall heat reaches SQL at least this often
+ACCESS_FLUSH_SECONDS = 5.0
+#: the outbox is drained at least this often even when no commit signals it (crash replay, retries)
+OUTBOX_POLL_SECONDS = 1.0
+#: most outbox entries applied in one batch
+OUTBOX_BATCH = 1000
+#: activation latencies kept for the p50 / p95 figures
+LATENCY_WINDOW = 256
+
+
+def host_name(index: int) -> str:
+    return f"host-{index}"
+
+
+class WrongHost(HermesError):
+    """The user is served by another host of the pool (the pool was resized); resend after refreshing."""
+
+    status_code = 503
+
+    def __init__(self, message: str, pool_size: int = 0):
+        super().__init__(message, pool_size)
+        self.pool_size = pool_size
+
+
+@dataclass(slots=True)
+class _Resident:
+    mailbox: asyncio.Lock = field(default_factory=asyncio.Lock)
+    service: UserMemoryService | None = None
+    verified_at: float = 0.0
+    last_used: float = field(default_factory=time.monotonic)
+    waiting: int = 0
+    bytes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HostStats:
+    host: str
+    pool_size: int
+    live: int
+    max_live: int
+    resident_bytes: int
+    activations: int
+    passivations: int
+    idle_passivations: int
+    activation_seconds: tuple[float, ...]
+    embed_calls: int
+    embedded_texts: int
+    outbox_applied: int
+
+
+@ray.remote(num_cpus=0)
+class UserHost:
+    def __init__(self, index: int, settings_json: str, pool_size: int):
+        settings = HermesSettings.model_validate_json(settings_json)
+        self.index = index
+        self.name = host_name(index)
+        self.settings = settings
+        self.pool_size = pool_size
+        self.store = MemoryStore.from_settings(settings)
+        threads = max(1, (os.cpu_count() or 1) // max(1, pool_size))
+        self.embedder = BatchingEmbedder(make_embedder(settings.embedder, num_threads=threads))
+        self._residents: OrderedDict[UserKey, _Resident] = OrderedDict()
+        self._bytes = 0
+        self._budget_bytes = settings.host_memory_mb * 1024 * 1024
+        self._policies: dict[str, tuple[float, GatePolicy]] = {}
+        self._latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
+        self._activations = self._passivations = self._idle_passivations = 0
+        self._outbox_applied = 0
+        self._outbox_kick = threading.Event()
+        self._drain_lock = threading.Lock()
+        self._index: Any = None
+        self._maintenance: asyncio.Task[None] | None = None
+        threading.Thread(target=self._drain_forever, name="outbox", daemon=True).start()
+
+    # ------------------------------------------------------------------------------ user operations
+
+    async def write_turns(
+        self,
+        tenant_id: str,
+        user_id: str,
+        request: api.WriteTurnsRequest,
+        request_id: str,
+        trace_context: dict[str, str] | None = None,
+    ) -> api.WriteResult:
+        return await self._serve(
+            tenant_id, user_id, trace_context, "write_turns", lambda s: s.write_turns(request, request_id)
+        )
+
+    async def write_memory(
+        self,
+        tenant_id: str,
+        user_id: str,
+        request: api.WriteMemoryRequest,
+        request_id: str,
+        trace_context: dict[str, str] | None = None,
+    ) -> api.WriteResult:
+        return await self._serve(
+            tenant_id, user_id, trace_context, "write_memory", lambda s: s.write_memory(request, request_id)
+        )
+
+    async def recall(
+        self,
+        tenant_id: str,
+        user_id: str,
+        request: api.RecallRequest,
+        trace_context: dict[str, str] | None = None,
+    ) -> api.RecallResponse:
+        return await self._serve(tenant_id, user_id, trace_context, "recall", lambda s: s.recall(request))
+
+    async def start_session(
+        self,
+        tenant_id: str,
+        user_id: str,
+        request: api.StartSessionRequest,
+        trace_context: dict[str, str] | None = None,
+    ) -> api.SessionContext:
+        return await self._serve(
+            tenant_id, user_id, trace_context, "start_session", lambda s: s.start_session(request)
+        )
+
+    async def list_items(
+        self,
+        tenant_id: str,
+        user_id: str,
+        layer: Layer | None,
+        state: State | None,
+        limit: int,
+        offset: int,
+        trace_context: dict[str, str] | None = None,
+    ) -> api.MemoryList:
+        return await self._serve(
+            tenant_id,
+            user_id,
+            trace_context,
+            "list_items",
+            lambda s: s.list_items(layer=layer, state=state, limit=limit, offset=offset),
+        )
+
+    async def get_item(
+        self, tenant_id: str, user_id: str, memory_id: str, trace_context: dict[str, str] | None = None
+    ) -> api.MemoryDetail:
+        return await self._serve(
+            tenant_id, user_id, trace_context, "get_item", lambda s: s.get_item(memory_id)
+        )
+
+    async def confirm(
+        self,
+        tenant_id: str,
+        user_id: str,
+        memory_id: str,
+        request: api.ConfirmRequest,
+        trace_context: dict[str, str] | None = None,
+    ) -> api.MemoryOut:
+        return await self._serve(
+            tenant_id, user_id, trace_context, "confirm", lambda s: s.confirm(memory_id, request)
+        )
+
+    async def freeze(
+        self,
+        tenant_id: str,
+        user_id: str,
+        memory_id: str,
+        request: api.FreezeRequest,
+        trace_context: dict[str, str] | None = None,
+    ) -> api.MemoryOut:
+        return await self._serve(
+            tenant_id, user_id, trace_context, "freeze", lambda s: s.freeze(memory_id, request)
+        )
+
+    async def unfreeze(
+        self,
+        tenant_id: str,
+        user_id: str,
+        memory_id: str,
+        request: api.UnfreezeRequest,
+        trace_context: dict[str, str] | None = None,
+    ) -> api.MemoryOut:
+        return await self._serve(
+            tenant_id, user_id, trace_context, "unfreeze", lambda s: s.unfreeze(memory_id, request)
+        )
+
+    async def forget(
+        self,
+        tenant_id: str,
+        user_id: str,
+        memory_id: str,
+        request: api.ForgetRequest,
+        trace_context: dict[str, str] | None = None,
+    ) -> api.ForgetResult:
+        return await self._serve(
+            tenant_id, user_id, trace_context, "forget", lambda s: s.forget(memory_id, request)
+        )
+
+    async def erase_user(
+        self,
+        tenant_id: str,
+        user_id: str,
+        request: api.EraseRequest,
+        trace_context: dict[str, str] | None = None,
+    ) -> api.EraseResult:
+        return await self._serve(
+            tenant_id, user_id, trace_context, "erase_user", lambda s: s.erase_user(request)
+        )
+
+    async def alerts(
+        self,
+        tenant_id: str,
+        user_id: str,
+        status: AlertStatus | None,
+        trace_context: dict[str, str] | None = None,
+    ) -> api.AlertList:
+        return await self._serve(tenant_id, user_id, trace_context, "alerts", lambda s: s.alerts(status))
+
+    async def profile(
+        self, tenant_id: str, user_id: str, trace_context: dict[str, str] | None = None
+    ) -> api.UserProfile:
+        return await self._serve(tenant_id, user_id, trace_context, "profile", lambda s: s.profile())
+
+    # ------------------------------------------------------------------------------ pool and figures
+
+    async def set_pool_size(self, size: int) -> int:
+        """The pool was resized: passivate the residents that now belong to another host; returns how many."""
+        self.pool_size = size
+        moved = [key for key in self._residents if host_of(*key, size) != self.index]
+        for key in moved:
+            await self._passivate(key)
+        return len(moved)
+
+    async def passivate_all(self) -> int:
+        keys = list(self._residents)
+        for key in keys:
+            await self._passivate(key)
+        return len(keys)
+
+    async def drain_outbox(self) -> int:
+        """Apply every outbox entry of this host's users now; returns how many (tests, shutdown)."""
+        total = 0
+        while True:
+            applied = await asyncio.to_thread(self._drain_once)
+            total += applied
+            if applied < OUTBOX_BATCH:
+                return total
+
+    def stats(self) -> HostStats:
+        return HostStats(
+            host=self.name,
+            pool_size=self.pool_size,
+            live=len(self._residents),
+            max_live=self.settings.host_max_users,
+            resident_bytes=self._bytes,
+            activations=self._activations,
+            passivations=self._passivations,
+            idle_passivations=self._idle_passivations,
+            activation_seconds=tuple(self._latencies),
+            embed_calls=self.embedder.model_calls,
+            embedded_texts=self.embedder.texts,
+            outbox_applied=self._outbox_applied,
+        )
+
+    def residents(self) -> list[UserKey]:
+        """The users resident here now (tests check that no user is resident in two hosts)."""
+        return list(self._residents)
+
+    def node_id(self) -> str:
+        return ray.get_runtime_context().get_node_id()
+
+    # ------------------------------------------------------------------------------ mailboxes
+
+    async def _serve(
+        self,
+        tenant_id: str,
+        user_id: str,
+        trace_context: dict[str, str] | None,
+        name: str,
+        operation: Callable[[UserMemoryService], T],
+    ) -> T:
+        self._start_maintenance()
+        if host_of(tenant_id, user_id, self.pool_size) != self.index:
+            raise WrongHost(f"user {user_id!r} is not served by {self.name}", self.pool_size)
+        key = (tenant_id, user_id)
+        resident = self._residents.get(key)
+        if resident is None:
+            resident = self._residents[key] = _Resident()
+        self._residents.move_to_end(key)
+        resident.waiting += 1
+        try:
+            async with resident.mailbox:
+                return await asyncio.to_thread(self._run, key, resident, trace_context, name, operation)
+        finally:
+            resident.waiting -= 1
+            resident.last_used = time.monotonic()
+            self._account(resident)
+            await self._passivate_over_budget()
+
+    def _run(
+        self,
+        key: UserKey,
+        resident: _Resident,
+        trace_context: dict[str, str] | None,
+        name: str,
+        operation: Callable[[UserMemoryService], T],
+    ) -> T:
+        """In a worker thread, holding the user's mailbox."""
+        with attached(trace_context), span(f"host.{name}", tenant_id=key[0], host=self.name):
+            for attempt in (1, 2):
+                service = self._current(key, resident)
+                try:
+                    return operation(service)
+                except OwnershipLost:
+                    resident.service = None
+                    self._refresh_pool_size()
+                    if attempt == 2 or host_of(*key, self.pool_size) != self.index:
+                        raise WrongHost(
+                            f"user {key[1]!r} moved away from {self.name}", self.pool_size
+                        ) from None
+        raise AssertionError("unreachable")
+
+    def _current(self, key: UserKey, resident: _Resident) -> UserMemoryService:
+        """The user's service, activated if needed, and reloaded if another claimant took the user over."""
+        service = resident.service
+        now = time.monotonic()
+        if service is not None and now - resident.verified_at >= FENCE_CHECK_SECONDS:
+            if service.fence is None or self.store.user_epoch(*key) != service.fence.epoch:
+                service = None
+            resident.verified_at = now
+        if service is None:
+            started = time.perf_counter()
+            with span("host.activate", host=self.name):
+                service = UserMemoryService(
+                    *key,
+                    store=self.store,
+                    embedder=self.embedder,
+                    policy=self._policy(key[0]),
+                    fence=self.store.claim_user(*key, self.name),
+                    on_index_change=self._outbox_kick.set,
+                )
+            resident.service, resident.verified_at = service, time.monotonic()
+            self._latencies.append(time.perf_counter() - started)
+            self._activations += 1
+        return service
+
+    def _policy(self, tenant_id: str) -> GatePolicy:
+        cached = self._policies.get(tenant_id)
+        if cached is None or time.monotonic() - cached[0] > POLICY_SECONDS:
+            cached = (time.monotonic(), self.store.tenant_policy(tenant_id))
+            self._policies[tenant_id] = cached
+        return cached[1]
+
+    def _refresh_pool_size(self) -> None:
+        try:
+            pool = ray.get_actor(POOL_ACTOR_NAME, namespace=self.settings.namespace)
+            self.pool_size = ray.get(pool.size.remote(), timeout=10)
+        except Exception:  # the pool actor restarting: keep the size we know
+            log.warning("%s could not refresh the pool size", self.name)
+
+    # ------------------------------------------------------------------------------ passivation
+
+    def _account(self, resident: _Resident) -> None:
+        size = 0 if resident.service is None else resident.service.resident_bytes
+        self._bytes += size - resident.bytes
+        resident.bytes = size
+
+    async def _passivate_over_budget(self) -> None:
+        while len(self._residents) > self.settings.host_max_users or self._bytes > self._budget_bytes:
+            idle = next((k for k, r in self._residents.items() if not r.waiting), None)
+            if idle is None:
+                return
+            await self._passivate(idle)
+
+    async def _passivate(self, key: UserKey) -> None:
+        """Flush the user's batched heat and drop them; a call already waiting keeps them resident."""
+        resident = self._residents.get(key)
+        if resident is None:
+            return
+        async with resident.mailbox:
+            if resident.service is not None:
+                try:
+                    await asyncio.to_thread(resident.service.flush_access)
+                except HermesError as exc:  # heat is a hint: losing it must not keep a user resident
+                    log.warning("%s: recall heat of %s not saved: %s", self.name, key[1], exc)
+            if resident.waiting or self._residents.get(key) is not resident:
+                return
+            del self._residents[key]
+            self._bytes -= resident.bytes
+            self._passivations += 1
+
+    def _start_maintenance(self) -> None:
+        if self._maintenance is None or self._maintenance.done():
+            self._maintenance = asyncio.get_running_loop().create_task(self._maintain_forever())
+
+    async def _maintain_forever(self) -> None:
+        """Batched recall heat to SQL, idle users passivated."""
+        while True:
+            await asyncio.sleep(min(ACCESS_FLUSH_SECONDS, max(self.settings.actor_idle_seconds / 4, 0.05)))
+            cutoff = time.monotonic() - self.settings.actor_idle_seconds
+            for key, resident in list(self._residents.items()):
+                if resident.waiting:
+                    continue
+                if resident.last_used < cutoff:
+                    await self._passivate(key)
+                    self._idle_passivations += 1
+                elif resident.service is not None and resident.service.has_pending_access:
+                    async with resident.mailbox:
+                        try:
+                            await asyncio.to_thread(resident.service.flush_access)
+                        except HermesError as exc:
+                            log.warning("%s: recall heat of %s not saved: %s", self.name, key[1], exc)
+                            resident.service = None  # reload from SQL on the next call
+
+    # ------------------------------------------------------------------------------ outbox
+
+    def _owns(self, tenant_id: str, user_id: str) -> bool:
+        return host_of(tenant_id, user_id, self.pool_size) == self.index
+
+    def _drain_once(self) -> int:
+        with self._drain_lock:
+            entries = outbox.pending_for(self.store, self._owns, OUTBOX_BATCH)
+            if entries:
+                with span("outbox.apply", host=self.name, entries=len(entries)):
+                    outbox.settle(self.store, self._vector_index(), entries, self.embedder.dim)
+                self._outbox_applied += len(entries)
+            return len(entries)
+
+    def _vector_index(self) -> Any:
+        """Connected on first need: a host serves recalls and writes while the index is down."""
+        if self._index is None:
+            from actors.store.milvus import MilvusIndex
+
+            self._index = MilvusIndex(
+                self.settings.milvus_uri, self.settings.milvus_collection, self.embedder.dim
+            )
+        return self._index
+
+    def _drain_forever(self) -> None:
+        failures = 0
+        while True:
+            self._outbox_kick.wait(OUTBOX_POLL_SECONDS if not failures else min(30.0, 2.0**failures))
+            self._outbox_kick.clear()
+            time.sleep(0.01)  # let the commits of a burst join one batch
+            try:
+                while self._drain_once() >= OUTBOX_BATCH:
+                    pass
+                failures = 0
+            except Exception as exc:  # the index or SQL is down: the entries stay and are applied later
+                failures += 1
+                if failures in (1, 10) or failures % 100 == 0:
+                    log.warning("%s: outbox not drained (%d failures): %s", self.name, failures, exc)

@@ -1,0 +1,188 @@
+"""The host pool and the routing to it.
+
+``HostPool`` (one named, detached actor per cluster) creates the ``UserHost`` actors ``host-0 .. host-{n-1}``
+spread over the cluster's nodes, resizes the pool, and answers its size. It is off the hot path: replicas
+ask it for the size when they start, when a host answers ``WrongHost``, and every few seconds.
+
+``HostRouter`` (in each Serve replica, and in anything else that calls users) picks a user's host by
+rendezvous hashing over the pool size and sends the call there: HTTP → replica → host → back, no hop in
+between. Ray does not keep the submission order of calls to an async actor, so the router keeps it: one
+FIFO lane per user, and a user's next call leaves only when the previous one has answered. With the host's
+per-user mailbox, a user's calls run one at a time, in the order each submitter made them. A host that
+is down (its node died; Ray restarts it, on another node if need be) is retried with backoff; writes carry
+their request id, so a write retried after its host died is applied once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import ray
+from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, RayTaskError
+
+from actors.errors import HermesError, StoreUnavailable
+from actors.runtime.host import POOL_ACTOR_NAME, HostStats, UserHost, WrongHost, host_name
+from actors.runtime.rendezvous import host_of
+from schemas.settings import HermesSettings
+
+T = TypeVar("T")
+Handle = Any  # a Ray actor handle of ``UserHost``
+
+#: how long a call keeps retrying a host that is down before answering 503
+RETRY_SECONDS = 60.0
+#: a replica asks the pool for its size at least this often
+MEMBERSHIP_SECONDS = 5.0
+
+
+def _host_options(settings: HermesSettings, index: int) -> dict[str, Any]:
+    return {
+        "name": host_name(index),
+        "namespace": settings.namespace,
+        "get_if_exists": True,
+        "lifetime": "detached",
+        "max_restarts": -1,
+        "scheduling_strategy": "SPREAD",
+    }
+
+
+@ray.remote(num_cpus=0)
+class HostPool:
+    def __init__(self, settings_json: str, size: int):
+        self._settings_json = settings_json
+        self._settings = HermesSettings.model_validate_json(settings_json)
+        self._size = 0
+        self._hosts: list[Handle] = []
+        self._resizing = asyncio.Lock()
+        self._initial = size
+
+    def size(self) -> int:
+        return self._size or self._initial
+
+    async def ensure(self) -> int:
+        """Create the pool's hosts (idempotent) and wait until each has started."""
+        if not self._size:
+            await self.resize(self._initial)
+        return self._size
+
+    async def resize(self, size: int) -> int:
+        """Grow or shrink the pool. New hosts start first; then every host learns the new size and
+        passivates the users it no longer serves; hosts beyond the new size are stopped last."""
+        if size < 1:
+            raise ValueError("a pool needs at least one host")
+        async with self._resizing:
+            previous = self._size
+            for index in range(len(self._hosts), size):
+                self._hosts.append(
+                    UserHost.options(**_host_options(self._settings, index)).remote(
+                        index, self._settings_json, size
+                    )
+                )
+            await asyncio.gather(*(h.__ray_ready__.remote() for h in self._hosts[:size]))
+            self._size = size
+            await asyncio.gather(*(h.set_pool_size.remote(size) for h in self._hosts))
+            for host in self._hosts[size:]:
+                await host.passivate_all.remote()
+                ray.kill(host, no_restart=True)
+            del self._hosts[size:]
+            return previous
+
+    async def stats(self) -> list[HostStats]:
+        await self.ensure()  # a restarted pool finds its hosts again by name
+        return list(await asyncio.gather(*(h.stats.remote() for h in self._hosts[: self._size])))
+
+    async def drain_outboxes(self) -> int:
+        """Every host applies its users' pending outbox entries now; returns how many (tests, shutdown)."""
+        await self.ensure()
+        return sum(await asyncio.gather(*(h.drain_outbox.remote() for h in self._hosts[: self._size])))
+
+
+def pool_actor(settings: HermesSettings) -> Handle:
+    """The cluster's pool: found by name, created on first use with ``settings.hosts`` hosts (0: one per
+    CPU of the cluster)."""
+    size = settings.hosts or max(1, int(ray.cluster_resources().get("CPU", 1)))
+    return HostPool.options(
+        name=POOL_ACTOR_NAME,
+        namespace=settings.namespace,
+        get_if_exists=True,
+        lifetime="detached",
+        max_restarts=-1,
+    ).remote(settings.model_dump_json(), size)
+
+
+class _Lane:
+    __slots__ = ("calls", "order")
+
+    def __init__(self) -> None:
+        self.order = asyncio.Lock()
+        self.calls = 0
+
+
+class HostRouter:
+    """Sends a user's call to the user's host; one per replica (or job driver)."""
+
+    def __init__(self, settings: HermesSettings, pool: Handle | None = None):
+        self._namespace = settings.namespace
+        self.pool = pool if pool is not None else pool_actor(settings)
+        self._size = 0
+        self._size_read = 0.0
+        self._hosts: dict[int, Handle] = {}
+        self._lanes: dict[tuple[str, str], _Lane] = {}
+
+    async def pool_size(self, refresh: bool = False) -> int:
+        if refresh or not self._size or time.monotonic() - self._size_read > MEMBERSHIP_SECONDS:
+            self._size = await self.pool.size.remote()
+            self._size_read = time.monotonic()
+        return self._size
+
+    def _host(self, index: int) -> Handle:
+        host = self._hosts.get(index)
+        if host is None:
+            host = self._hosts[index] = ray.get_actor(host_name(index), namespace=self._namespace)
+        return host
+
+    async def call(self, tenant_id: str, user_id: str, send: Callable[[Handle], Awaitable[T]]) -> T:
+        """``send(host)`` calls one typed host method, e.g. ``lambda h: h.recall.remote(t, u, req)``."""
+        key = (tenant_id, user_id)
+        lane = self._lanes.get(key)
+        if lane is None:
+            lane = self._lanes[key] = _Lane()
+        lane.calls += 1
+        try:
+            async with lane.order:  # taken before any await: FIFO in the order calls were made
+                return await self._send(tenant_id, user_id, send)
+        finally:
+            lane.calls -= 1
+            if not lane.calls:
+                del self._lanes[key]
+
+    async def _send(self, tenant_id: str, user_id: str, send: Callable[[Handle], Awaitable[T]]) -> T:
+        deadline = time.monotonic() + RETRY_SECONDS
+        delay = 0.05
+        refresh = False
+        while True:
+            index = host_of(tenant_id, user_id, await self.pool_size(refresh))
+            refresh = False
+            try:
+                return await send(self._host(index))
+            except RayTaskError as exc:
+                if isinstance(exc.cause, WrongHost) and time.monotonic() < deadline:
+                    refresh = True  # the pool was resized: ask it again, then resend
+                    await asyncio.sleep(0.01)
+                    continue
+                if isinstance(exc.cause, HermesError):
+                    raise exc.cause from None
+                raise
+            except (ActorDiedError, ActorUnavailableError, RayActorError, ValueError) as exc:
+                # the host is restarting (ValueError: not registered yet); the pool may have changed too
+                self._hosts.pop(index, None)
+                if time.monotonic() > deadline:
+                    raise StoreUnavailable(f"user host unavailable: {type(exc).__name__}") from exc
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 1.0)
+                refresh = True
+
+
+__all__ = ["HostPool", "HostRouter", "pool_actor", "UserHost"]

@@ -1,0 +1,141 @@
+"""The host runtime on a real Ray: many users' calls interleaved through one host stay in each user's
+arrival order and are applied exactly once; resizing the pool while users write moves each user to exactly
+one host, and a host that lost a user can no longer commit for them (its fencing epoch is stale).
+"""
+
+import asyncio
+import random
+import uuid
+
+import pytest
+import ray
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from actors.errors import OwnershipLost
+from actors.memory import GateChanges
+from actors.runtime.host import host_name
+from actors.runtime.pool import HostRouter, pool_actor
+from actors.runtime.rendezvous import host_of
+from schemas.api import WriteMemoryRequest
+from tests.stack.trust_stack import _kill_named, new_tenant, private_app, stream_writes
+
+pytestmark = [pytest.mark.stack, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def one_host(ray_session, make_stack_settings):
+    """A pool of one host (hashing embedder, SQLite), driven through its typed methods."""
+    from actors.store.sql import MemoryStore
+
+    settings = make_stack_settings(namespace=f"hermes-host-{uuid.uuid4().hex[:6]}", hosts=1, embedder="hash")
+    store = MemoryStore.from_settings(settings)
+    store.create_schema()
+    pool = pool_actor(settings)
+    ray.get(pool.ensure.remote())
+    yield settings, store, ray.get_actor(host_name(0), namespace=settings.namespace)
+    _kill_named(settings.namespace)
+    store.dispose()
+
+
+WORDS = (
+    "amber birch cobalt delta ember fjord garnet harbor indigo juniper kestrel lagoon meadow nectar onyx "
+    "prairie quartz raven saffron tundra umber violet willow xenon yarrow zephyr"
+).split()
+
+
+def note(user: str, n: int) -> WriteMemoryRequest:
+    rng = random.Random(f"{user}-{n}")
+    return WriteMemoryRequest(
+        content=" ".join(rng.sample(WORDS, 6)) + f" {user} {n}",  # little in common: never a restatement
+        kind="event",
+        session_id="s1",
+        dialog_ids=[f"{user}-{n}"],
+        remember=True,
+    )
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(st.tuples(st.integers(0, 4), st.booleans()), min_size=5, max_size=40),
+)
+def test_interleaved_users_keep_their_order_and_every_write_lands_once(one_host, calls):
+    settings, store, _ = one_host
+    tenant_id, _ = new_tenant(store)
+    sent: dict[str, list[str]] = {}
+    writes = []
+    for n, (user_index, resend) in enumerate(calls):
+        user = f"u{user_index}"
+        request = note(user, n)
+        request_id = f"{user}-r{n}"
+        sent.setdefault(user, []).append(f"{user}-{n}")
+        writes.append((user, request, request_id))
+        if resend:  # a client retry with the same request id, right behind the first
+            writes.append((user, request, request_id))
+
+    async def send_all() -> None:
+        router = HostRouter(settings)
+        await asyncio.gather(
+            *(
+                router.call(
+                    tenant_id, user, lambda h, u=user, r=req, i=rid: h.write_memory.remote(tenant_id, u, r, i)
+                )
+                for user, req, rid in writes
+            )
+        )
+
+    asyncio.run(send_all())
+    for user, dialogs in sent.items():
+        created = [
+            e.source_dialog_id for e in reversed(store.audit_trail(tenant_id, user)) if e.action == "create"
+        ]
+        assert created == dialogs  # arrival order, each exactly once
+        assert store.count_items(tenant_id, user) == len(dialogs)
+
+
+def test_resizing_the_pool_under_writes_keeps_each_user_in_one_host_and_fences_the_old(
+    serve_app, make_stack_settings
+):
+    with private_app(serve_app, make_stack_settings, "resize", hosts=2) as app:
+        tenant_id, key = new_tenant(app.store)
+        users = [f"r{n}" for n in range(8)]
+        pool = ray.get_actor("host-pool", namespace=app.settings.namespace)
+
+        def grow_then_shrink() -> None:
+            ray.get(pool.resize.remote(3), timeout=300)
+            ray.get(pool.resize.remote(2), timeout=300)
+
+        report = asyncio.run(
+            stream_writes(app.base_url, key, users, 6, fault=grow_then_shrink, fault_after=12)
+        )
+        assert len(report.acks) == len(users) * 6
+        for user in users:
+            dialogs = [
+                d for i in app.store.list_items(tenant_id, user, limit=500) for d in i.source_dialog_ids
+            ]
+            assert len(dialogs) == len(set(dialogs)) == 6  # nothing lost, nothing applied twice
+        size = ray.get(pool.size.remote())
+        assert size == 2
+        resident = [
+            key
+            for index in range(size)
+            for key in ray.get(
+                ray.get_actor(host_name(index), namespace=app.settings.namespace).residents.remote()
+            )
+        ]
+        assert len(resident) == len(set(resident))  # no user resident in two hosts
+        for tenant, user in resident:
+            assert host_of(tenant, user, size) in range(size)
+        # the claim a host held before the resize is stale once the user moved: its commit is refused
+        user = users[0]
+        old = app.store.claim_user(tenant_id, user, "host-gone")
+        asyncio.run(_write_once(app.settings, tenant_id, user))  # the current host claims the user again
+        with pytest.raises(OwnershipLost):
+            app.store.commit(GateChanges(), tenant_id=tenant_id, user_id=user, request_id="late", fence=old)
+
+
+async def _write_once(settings, tenant_id: str, user: str) -> None:
+    router = HostRouter(settings)
+    await router.call(tenant_id, user, lambda h: h.passivate_all.remote())
+    request = note(user, 99)
+    await router.call(tenant_id, user, lambda h: h.write_memory.remote(tenant_id, user, request, "after"))
