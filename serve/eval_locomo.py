@@ -5,7 +5,7 @@
 For the ``memory`` system each conversation becomes one user of a fresh tenant, ingested session by session
 through ``UserMemoryService.write_turns`` — rule extraction, both gates and the default capacities (working
 200, long-term 1000, core 50; nothing raised for the benchmark) — over a real ``MemoryStore`` (SQLite in a
-temporary directory), a real ``MilvusIndex`` (a ``milvus-lite server`` this command starts, or
+temporary directory), a real ``MilvusIndex`` (a local Milvus server this command starts, or
 ``HERMES_MILVUS_URI`` when set) and the E5 embedder. The service's clock follows the conversation: each
 session is written at its own date, questions are asked the day after the last session. Each question is
 then one ``recall`` (k hits, archive included); its ranked dialog ids are the hits' source dialog ids, best
@@ -33,7 +33,7 @@ import numpy as np
 from actors.embedding import E5Embedder, Embedder
 from actors.service import UserMemoryService
 from actors.store.milvus import MilvusIndex
-from actors.store.milvus_server import MilvusLiteServer
+from actors.store.milvus_server import local_server
 from actors.store.sql import MemoryStore
 from schemas import api
 from schemas.settings import GatePolicy, HermesSettings
@@ -138,15 +138,15 @@ def ranked_dia_ids(response: api.RecallResponse) -> list[str]:
 
 @contextmanager
 def memory_backend(workdir: Path, settings: HermesSettings) -> Iterator[tuple[MemoryStore, MilvusIndex]]:
-    """A fresh SQLite store and a Milvus collection of its own (on our milvus-lite server, or the configured
-    Milvus)."""
+    """A fresh SQLite store and a Milvus collection of its own (on a local server of the configured kind,
+    or the configured Milvus)."""
     from serve.stack import uses_external_milvus
 
     server = None
     if uses_external_milvus(settings):
         uri = settings.milvus_uri
     else:
-        server = MilvusLiteServer(workdir / "milvus")
+        server = local_server(settings.milvus_server, workdir / "milvus")
         server.start(timeout=120)
         uri = server.uri
     collection = f"hermes_locomo_{uuid.uuid4().hex[:12]}"
