@@ -21,6 +21,7 @@ import os
 import socket
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -51,6 +52,21 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def processes_under(path: Path) -> list[int]:
+    """Live processes (not zombies) whose command line names ``path`` or a path inside it: what a server
+    started on that directory left running."""
+    names = (str(path).encode() + b"\0", str(path).encode() + b"/")
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and any(name in (proc / "cmdline").read_bytes() for name in names):
+                if (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
 
 
 def _missing_stack_component() -> str | None:

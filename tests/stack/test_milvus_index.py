@@ -27,6 +27,7 @@ from actors.store.milvus_server import (
 from actors.store.vectors import VectorRow
 from schemas.enums import Layer, State
 from schemas.ids import InvalidIdentifier, new_memory_id
+from tests.conftest import processes_under
 
 pytestmark = pytest.mark.stack
 
@@ -284,20 +285,8 @@ def test_detached_server_pidfile_round_trip(kind: str, tmp_path: Path) -> None:
 
         assert stop_pidfile(server.pidfile) is True
         assert not server.pidfile.exists() and not server.is_running()
-        assert _serving(tmp_path / "data") == []
+        assert processes_under(tmp_path / "data") == []
         assert stop_pidfile(server.pidfile) is False
     finally:
         server.stop()
 
-
-def _serving(data_dir: Path) -> list[int]:
-    """Live processes whose command line names the data dir."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and str(data_dir).encode() in (proc / "cmdline").read_bytes():
-                state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-                found += [] if state == "Z" else [int(proc.name)]
-        except OSError:
-            continue
-    return found
