@@ -5,9 +5,9 @@ Two servers, one interface (``local_server(kind, data_dir)``):
 * ``MilvusLiteServer`` (the default): ``milvus-lite server``, from the ``milvus-lite`` package. Only one OS
   process may open a milvus-lite data dir (it holds a lock on ``<data_dir>/LOCK``), so the data dir is served
   on 127.0.0.1 and everything else is a client.
-* ``MilvusStandaloneServer``: a real Milvus 2.3 standalone (``milvus-server`` from the ``milvus`` package,
-  ``pip install -e '.[milvus-server]'``), for tenants larger than milvus-lite holds (a million rows load in
-  ~3 GB where milvus-lite passed 10 GB). It is a Python launcher that unpacks the Go binary and runs it.
+* ``MilvusStandaloneServer``: a real Milvus 2.3 standalone, the Go binary shipped in the ``milvus``
+  package (``pip install -e '.[milvus-server]'``), for tenants larger than milvus-lite holds (see
+  docs/benchmarks.md: a million rows where milvus-lite passed 10 GB and never finished loading).
 
 Either is started attached (it lives and dies with a test or the service) or detached with a pid file
 (``hermes-memory up`` / ``down``).
@@ -157,6 +157,8 @@ class LocalMilvus:
     """
 
     kind: ClassVar[str]
+    #: how errors name it
+    label: ClassVar[str]
 
     def __init__(self, data_dir: Path, port: int | None = None):
         self.data_dir = Path(data_dir).resolve()
@@ -214,7 +216,7 @@ class LocalMilvus:
         while True:
             if self._process.poll() is not None:
                 raise StoreUnavailable(
-                    f"{self._name()} exited with code {self._process.returncode}: {self._log_tail()}"
+                    f"{self.label} exited with code {self._process.returncode}: {self._log_tail()}"
                 )
             try:
                 wait_for_milvus(self.uri, timeout=min(1.0, max(0.0, deadline - time.monotonic())))
@@ -222,11 +224,8 @@ class LocalMilvus:
             except StoreUnavailable:
                 if time.monotonic() >= deadline:
                     raise StoreUnavailable(
-                        f"{self._name()} did not serve {self.uri} within {timeout:.0f} s: {self._log_tail()}"
+                        f"{self.label} did not serve {self.uri} within {timeout:.0f} s: {self._log_tail()}"
                     ) from None
-
-    def _name(self) -> str:
-        return f"milvus ({self.kind})"
 
     def _log_tail(self, lines: int = 5) -> str:
         try:
@@ -262,15 +261,13 @@ class MilvusLiteServer(LocalMilvus):
     """``milvus-lite server --data-dir D --host 127.0.0.1 --port P``."""
 
     kind = "lite"
+    label = "milvus-lite"
 
     def _command(self) -> tuple[list[str], dict[str, str]]:
         env = dict(os.environ)
         env.setdefault(MEMTABLE_LIMIT_ENV, str(DEFAULT_MEMTABLE_LIMIT_BYTES))
         argv = [milvus_lite_executable(), "server", "--data-dir", str(self.data_dir)]
         return argv + ["--host", HOST, "--port", str(self.port)], env
-
-    def _name(self) -> str:
-        return "milvus-lite"
 
 
 class MilvusStandaloneServer(LocalMilvus):
@@ -294,6 +291,7 @@ class MilvusStandaloneServer(LocalMilvus):
     """
 
     kind = "standalone"
+    label = "Milvus standalone"
     #: the template's port settings, besides ``proxy_port``; the last two are not in the template
     _PORTS = (
         "etcd_port",
@@ -403,9 +401,6 @@ class MilvusStandaloneServer(LocalMilvus):
             shutil.rmtree(link, ignore_errors=True)
             link.symlink_to(cache / "bin", target_is_directory=True)
         return link
-
-    def _name(self) -> str:
-        return "milvus standalone"
 
 
 def local_server(kind: str, data_dir: Path, port: int | None = None) -> LocalMilvus:

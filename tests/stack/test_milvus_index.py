@@ -289,4 +289,3 @@ def test_detached_server_pidfile_round_trip(kind: str, tmp_path: Path) -> None:
         assert stop_pidfile(server.pidfile) is False
     finally:
         server.stop()
-
