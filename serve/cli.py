@@ -126,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--home", type=Path, help="state directory (default: $HERMES_HOME or .hermes)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    up = commands.add_parser("up", help="start milvus-lite, Ray and Serve; serve HTTP until Ctrl-C")
+    up = commands.add_parser("up", help="start Milvus, Ray and Serve; serve HTTP until Ctrl-C")
     up.add_argument("--host", help="HTTP bind address (default: $HERMES_HTTP_HOST or 127.0.0.1)")
     up.add_argument("--port", type=int, help="HTTP port (default: $HERMES_HTTP_PORT or 8000)")
     up.add_argument("--detach", action="store_true", help="run in the background; stop with `down`")

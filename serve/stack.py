@@ -1,4 +1,5 @@
-"""The local stack: SQL schema, a milvus-lite server, a local Ray and Ray Serve, started in that order and
+"""The local stack: SQL schema, a local Milvus (milvus-lite, or the standalone server with
+``HERMES_MILVUS_SERVER=standalone``), a local Ray and Ray Serve, started in that order and
 stopped in reverse, plus the pid-file bookkeeping that lets ``hermes-memory down`` stop a detached ``up``.
 Heavy imports (ray, pymilvus, the app, the store) happen inside the methods that need them.
 
@@ -48,14 +49,14 @@ class StackPaths:
 
     home: Path
 
-    @property
-    def milvus_dir(self) -> Path:
-        return self.home / "milvus"
+    def milvus_dir(self, kind: str) -> Path:
+        """The two servers' data dirs differ in format, so each kind has its own."""
+        return self.home / ("milvus" if kind == "lite" else f"milvus-{kind}")
 
     @property
     def milvus_pid_file(self) -> Path:
-        """Where ``MilvusLiteServer`` records a detached server: beside its data dir."""
-        return self.milvus_dir.parent / "milvus.pid"
+        """Where either server records itself when detached: beside its data dir."""
+        return self.home / "milvus.pid"
 
     @property
     def pid_file(self) -> Path:
@@ -93,7 +94,8 @@ def local_settings(
 
 
 def uses_external_milvus(settings: HermesSettings) -> bool:
-    """An explicitly configured ``HERMES_MILVUS_URI`` means a real Milvus; otherwise we run milvus-lite."""
+    """An explicitly configured ``HERMES_MILVUS_URI`` means a Milvus run elsewhere; otherwise we start the
+    local server of ``HERMES_MILVUS_SERVER`` (milvus-lite or the standalone server)."""
     return "milvus_uri" in settings.model_fields_set
 
 
@@ -166,11 +168,12 @@ class LocalStack:
     def _start_milvus(self) -> None:
         if uses_external_milvus(self.settings):
             return
-        from actors.store.milvus_server import MilvusLiteServer, stop_pidfile
+        from actors.store.milvus_server import local_server, stop_pidfile
 
         # A server orphaned by a killed ``up`` would still hold the data dir's lock.
         stop_pidfile(self.paths.milvus_pid_file)
-        server = MilvusLiteServer(self.paths.milvus_dir)
+        kind = self.settings.milvus_server
+        server = local_server(kind, self.paths.milvus_dir(kind))
         # Detached = its own session: a terminal's Ctrl-C reaches only us, and we stop it last, in order.
         server.start(timeout=120, detached=True)
         self._milvus = server

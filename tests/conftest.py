@@ -5,12 +5,14 @@ Fixture graph (session-scoped except ``tenant_key``, ``http`` and ``postgres_url
     ray_session ─┐
     milvus_server ─ stack_settings ─ serve_app ─ http
                         └─────────── tenant_key (per test: a fresh tenant, so tests never share data)
+    milvus_standalone (a real Milvus 2.3 standalone server, for the production-shape tests)
 
 ``make_stack_settings(**overrides)`` builds further settings on the same milvus server, each with its own
 SQLite file and Milvus collection, for tests that need small caps or another embedder in-process.
 
-Missing components: outside CI a ``stack`` test is skipped when milvus-lite is not installed, and a
-``postgres`` test when nothing answers at ``HERMES_TEST_POSTGRES_URL``; with ``CI=true`` both are errors.
+Missing components: outside CI a ``stack`` test is skipped when milvus-lite is not installed, a test of the
+standalone server when the ``milvus`` package is not, and a ``postgres`` test when nothing answers at
+``HERMES_TEST_POSTGRES_URL``; with ``CI=true`` all are errors.
 """
 
 import importlib.util
@@ -19,6 +21,7 @@ import os
 import socket
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -29,7 +32,7 @@ from schemas.settings import HermesSettings
 ON_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 POSTGRES_URL = os.environ.get("HERMES_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 ADMIN_KEY = "test-admin-key"
-STACK_FIXTURES = {"ray_session", "milvus_server", "serve_app"}
+STACK_FIXTURES = {"ray_session", "milvus_server", "milvus_standalone", "serve_app"}
 
 MARKERS = {
     "slow": "takes more than a few seconds (still run in CI)",
@@ -51,11 +54,32 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def processes_under(path: Path) -> list[int]:
+    """Live processes (not zombies) whose command line names ``path`` or a path inside it: what a server
+    started on that directory left running."""
+    names = (str(path).encode() + b"\0", str(path).encode() + b"/")
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and any(name in (proc / "cmdline").read_bytes() for name in names):
+                if (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
 def _missing_stack_component() -> str | None:
     if importlib.util.find_spec("milvus_lite") is None:
         return "milvus-lite is not installed (pip install -e '.[test]')"
     if importlib.util.find_spec("ray") is None:
         return "ray is not installed (pip install -e '.[test]')"
+    return None
+
+
+def _missing_standalone() -> str | None:
+    if importlib.util.find_spec("milvus") is None:
+        return "the milvus package (Milvus standalone server) is not installed (pip install -e '.[test]')"
     return None
 
 
@@ -108,6 +132,19 @@ def milvus_server(tmp_path_factory: pytest.TempPathFactory):
 
     server = MilvusLiteServer(tmp_path_factory.mktemp("milvus"))
     server.start(timeout=120)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def milvus_standalone(tmp_path_factory: pytest.TempPathFactory):
+    """A Milvus 2.3 standalone server (``milvus-server``) on free ports, data in tmp; ~4 s to start once its
+    binaries are unpacked (the first start on a machine unpacks them: ~15 s more)."""
+    _require(_missing_stack_component() or _missing_standalone())
+    from actors.store.milvus_server import MilvusStandaloneServer
+
+    server = MilvusStandaloneServer(tmp_path_factory.mktemp("milvus-standalone") / "data")
+    server.start(timeout=180)
     yield server
     server.stop()
 

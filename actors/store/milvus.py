@@ -1,8 +1,9 @@
 """``MilvusIndex``: the vector index in Milvus (``actors.store.vectors.VectorIndex``), reached over gRPC.
 
-Locally that is a ``milvus-lite server`` (``actors.store.milvus_server``), never milvus-lite's embedded file
-mode: only one OS process may open a milvus-lite data dir, and every Ray worker needs the index. The same
-``http://host:port`` URI reaches a Milvus standalone or cluster.
+Locally that is a ``milvus-lite server`` or a Milvus 2.3 standalone server (``actors.store.milvus_server``),
+never milvus-lite's embedded file mode: only one OS process may open a milvus-lite data dir, and every Ray
+worker needs the index. The same ``http://host:port`` URI reaches a Milvus standalone or cluster; the tests
+hold both local servers to the same behaviour.
 
 Layout: one collection; one partition per tenant (``t_<tenant_id>``), and every search, query and delete
 names that partition, then filters by user. Filter strings come only from ``actors.store.filters``.
@@ -19,8 +20,19 @@ Choices measured on milvus-lite 3.2 (384-d, 50k rows, 10k per tenant, 1k per use
   opening the index therefore checks the saved index, replaces a wrong or broken one, and loads.
 * after a server restart an indexed collection comes back released; a "not loaded" answer is met with one
   ``load_collection`` and a retry.
-* a row is visible to the next search from any client as soon as ``upsert`` returns (milvus-lite applies
-  writes synchronously; ``consistency_level="Strong"`` asks the same of a real Milvus).
+* read-your-writes: milvus-lite applies writes synchronously, so a row is visible to every client as soon
+  as ``upsert`` returns. A real Milvus makes a write visible at its next time tick (every 200 ms); a
+  "Strong" read waits for that tick (p50 200 ms per search on the standalone server, against 3 ms), a
+  "Session" read waits only for this process's own last write to the collection (pymilvus keeps that
+  timestamp per process). So the hot paths (``search``, the foreign-id check of ``upsert``) read at
+  "Session": every write this process made is visible, another process's writes after at most a tick.
+  The listings that must see every process's writes (``ids``, ``count``, the ids a ``delete`` removes)
+  read at "Strong".
+
+Differences of the standalone server (2.3) that this module absorbs: search hits name the primary key ``id``
+(milvus-lite: ``memory_id``), so hits read it from the returned fields; a loaded partition cannot be dropped
+until it is released; and searches and queries on a missing partition fail with code 65535 and a message,
+not code 200.
 
 Errors::
 
@@ -31,6 +43,7 @@ Errors::
 """
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -57,8 +70,8 @@ log = logging.getLogger(__name__)
 
 
 class _DropMissingSessionTs(logging.Filter):
-    """milvus-lite returns no session timestamp to query iterators; pymilvus then warns on every ``ids()``
-    call and falls back to a client-side timestamp, which is correct for a single server."""
+    """milvus-lite and Milvus 2.3 return no session timestamp to query iterators; pymilvus then warns on every
+    paged ``ids()`` call and falls back to a client-side timestamp, which is correct for a single server."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not record.getMessage().startswith("failed to get mvccTs")
@@ -78,6 +91,9 @@ _INDEX = {"index_type": "FLAT", "metric_type": "IP"}
 _CONNECT_FAILED = 2
 _COLLECTION_NOT_LOADED = 101
 _PARTITION_NOT_FOUND = 200
+#: what the standalone server (2.3) answers a search or query naming a missing partition
+_UNEXPECTED_ERROR = 65535
+_MISSING_PARTITION_MESSAGE = re.compile(r"partition name \S+ not found")
 _UNREACHABLE_GRPC = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
 
 
@@ -95,6 +111,12 @@ def _unavailable(uri: str, exc: Exception) -> StoreUnavailable:
 
 def _is_unreachable(exc: MilvusException) -> bool:
     return exc.code == _CONNECT_FAILED or exc.code in _UNREACHABLE_GRPC
+
+
+def _is_missing_partition(exc: MilvusException) -> bool:
+    return exc.code == _PARTITION_NOT_FOUND or (
+        exc.code == _UNEXPECTED_ERROR and _MISSING_PARTITION_MESSAGE.search(str(exc.message)) is not None
+    )
 
 
 class MilvusIndex:
@@ -151,12 +173,18 @@ class MilvusIndex:
             self._known_partitions.discard(name)
         if not self._run(lambda: self._client.has_partition(self.collection, name, timeout=self.timeout)):
             return
-        try:
-            self._run(lambda: self._client.drop_partition(self.collection, name, timeout=self.timeout))
-        except VectorIndexError:
-            # a real Milvus refuses to drop a loaded partition (milvus-lite has no partition release)
-            self._run(lambda: self._client.release_partitions(self.collection, [name], timeout=self.timeout))
-            self._run(lambda: self._client.drop_partition(self.collection, name, timeout=self.timeout))
+
+        def release() -> None:
+            # a real Milvus refuses to drop a loaded partition (the drop fails, the partition stays)
+            try:
+                self._client.release_partitions(self.collection, [name], timeout=self.timeout)
+            except grpc.RpcError as exc:
+                if exc.code() != grpc.StatusCode.UNIMPLEMENTED:  # milvus-lite: none to release, none needed
+                    raise
+
+        # another process dropping it meanwhile is fine: both calls then find nothing to do
+        self._run(release, on_missing_partition=lambda: None)
+        self._run(lambda: self._client.drop_partition(self.collection, name, timeout=self.timeout))
 
     def upsert(self, tenant_id: str, rows: list[VectorRow]) -> None:
         checked = [checked_row(row, self.dim) for row in rows]
@@ -189,7 +217,8 @@ class MilvusIndex:
         for start in range(0, len(doomed), _WRITE_BATCH):
             # the primary key is collection-wide: a delete naming this partition still removes the row
             # wherever it lives, so only ids that are in the tenant's partition are passed on
-            self._delete_present(sorted(self._present(doomed[start : start + _WRITE_BATCH], name)), name)
+            present = self._present(doomed[start : start + _WRITE_BATCH], name, consistency="Strong")
+            self._delete_present(sorted(present), name)
 
     def delete_user(self, tenant_id: str, user_id: str) -> None:
         # by explicit ids, not by filter: milvus-lite resolves a filtered delete across all partitions
@@ -219,17 +248,18 @@ class MilvusIndex:
                 data=[query],
                 filter=expr,
                 limit=min(k, MAX_LIMIT),
-                output_fields=["layer", "state"],
+                # the key by name: hits carry it as "memory_id" in milvus-lite, as "id" in Milvus 2.3
+                output_fields=["memory_id", "layer", "state"],
                 partition_names=[name],
                 search_params={"metric_type": _INDEX["metric_type"]},
-                consistency_level="Strong",
+                consistency_level="Session",
                 timeout=self.timeout,
             ),
             on_missing_partition=lambda: [[]],
         )
         return [
             VectorHit(
-                memory_id=hit["memory_id"],
+                memory_id=hit["entity"]["memory_id"],
                 score=float(hit["distance"]),
                 layer=Layer(hit["entity"]["layer"]),
                 state=State(hit["entity"]["state"]),
@@ -296,7 +326,7 @@ class MilvusIndex:
 
     # -- keeping tenants apart under a collection-wide primary key -----------------------------------------
 
-    def _present(self, memory_ids: list[str], partition: str | None) -> set[str]:
+    def _present(self, memory_ids: list[str], partition: str | None, consistency: str) -> set[str]:
         """Which of these ids have a row, in one partition or (``None``) anywhere in the collection."""
         if not memory_ids:
             return set()
@@ -306,7 +336,7 @@ class MilvusIndex:
                 filter=ids_filter(memory_ids),
                 output_fields=["memory_id"],
                 partition_names=[partition] if partition else None,
-                consistency_level="Strong",
+                consistency_level=consistency,
                 timeout=self.timeout,
             ),
             on_missing_partition=list,
@@ -315,8 +345,8 @@ class MilvusIndex:
 
     def _refuse_foreign_ids(self, memory_ids: list[str], partition: str) -> None:
         """An upsert of an id that lives in another tenant's partition would move that row here."""
-        existing = self._present(memory_ids, None)
-        foreign = existing - self._present(sorted(existing), partition) if existing else set()
+        existing = self._present(memory_ids, None, consistency="Session")
+        foreign = existing - self._present(sorted(existing), partition, "Session") if existing else set()
         if foreign:
             raise InvalidInput(
                 f"{len(foreign)} memory id(s) are indexed under another tenant; refusing to move them"
@@ -437,7 +467,7 @@ class MilvusIndex:
             if exc.code == _COLLECTION_NOT_LOADED and retry:
                 self._load()
                 return self._run(action, on_missing_partition, retry=False)
-            if exc.code == _PARTITION_NOT_FOUND and on_missing_partition is not None:
+            if on_missing_partition is not None and _is_missing_partition(exc):
                 return on_missing_partition()
             raise VectorIndexError(f"Milvus refused the request: {exc.message}", exc.code) from exc
         except grpc.RpcError as exc:

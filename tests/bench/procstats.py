@@ -1,4 +1,4 @@
-"""Memory of the processes this benchmark started (Ray's gcs/raylet and workers, the milvus-lite server),
+"""Memory of the processes this benchmark started (Ray's gcs/raylet and workers, the Milvus server),
 read from ``/proc``: resident set (RSS) and proportional set (PSS, shared pages split between sharers, so
 a sum of PSS does not count the shared Python/numpy pages once per worker).
 
@@ -75,6 +75,8 @@ def _role(pid: int) -> str:
             return role
     if "milvus-lite" in cmdline or "milvus_lite" in cmdline:
         return "milvus-lite"
+    if cmdline.endswith("/milvus run standalone "):  # actors.store.milvus_server.MilvusStandaloneServer
+        return "milvus standalone"
     return "ray core"  # gcs_server, raylet, log monitor, dashboard agents
 
 

@@ -1,7 +1,8 @@
 """The ``hermes-memory`` command line, run as a user runs it: a separate process, its own home directory.
 
-The ``up --detach`` / ``down`` round trip starts the real stack (milvus-lite server, a private local Ray,
-SQLite, Serve) on free ports, so it is slow; it needs nothing from the session fixtures.
+The ``up --detach`` / ``down`` round trip starts the real stack (milvus-lite server or the Milvus standalone
+server, a private local Ray, SQLite, Serve) on free ports, so it is slow; it needs nothing from the session
+fixtures.
 """
 
 import os
@@ -13,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import free_port
+from tests.conftest import free_port, processes_under
 
 REPO = Path(__file__).resolve().parents[2]
 APP_EXISTS = (REPO / "serve" / "app.py").exists()
@@ -25,8 +26,11 @@ def cli_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "serve.cli"]
 
 
-def run_cli(*args: str, home: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, home: Path, timeout: float = 120, milvus_server: str = "lite"
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HERMES_HOME": str(home), "HERMES_EMBEDDER": "hash"}
+    env["HERMES_MILVUS_SERVER"] = milvus_server
     # The stack must start its own Ray, never join the test session's cluster.
     env.pop("RAY_ADDRESS", None)
     return subprocess.run(
@@ -75,10 +79,12 @@ def test_down_with_nothing_running_says_so(tmp_path):
 @pytest.mark.slow
 @pytest.mark.stack
 @pytest.mark.skipif(not APP_EXISTS, reason="serve/app.py does not exist yet")
-def test_up_detach_serves_until_down(tmp_path):
+@pytest.mark.parametrize("milvus_server", ["lite", "standalone"])
+def test_up_detach_serves_until_down(tmp_path, milvus_server):
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    started = run_cli("up", "--detach", "--port", str(port), "--timeout", "240", home=tmp_path, timeout=300)
+    up = ("up", "--detach", "--port", str(port), "--timeout", "240")
+    started = run_cli(*up, home=tmp_path, timeout=300, milvus_server=milvus_server)
     try:
         assert started.returncode == 0, started.stdout + started.stderr + _log(tmp_path)
         assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200
@@ -91,6 +97,7 @@ def test_up_detach_serves_until_down(tmp_path):
         assert host and gcs_port.isdigit()  # how `hermes-memory jobs` finds the stack's Ray
         listed = httpx.get(f"{base}/v1/users/u1/memories", headers={"X-API-Key": key}, timeout=30)
         assert listed.status_code == 200, listed.text
+        assert (tmp_path / ("milvus" if milvus_server == "lite" else "milvus-standalone")).is_dir()
         forged = httpx.get(f"{base}/v1/users/u1/memories", headers={"X-API-Key": "hm_demo_x"}, timeout=30)
         assert forged.status_code == 401
 
@@ -104,6 +111,7 @@ def test_up_detach_serves_until_down(tmp_path):
         httpx.get(f"{base}/healthz", timeout=5)
     for leftover in ("stack.pid", "milvus.pid", "ray.address", "stack.ready"):
         assert not (tmp_path / leftover).exists(), leftover
+    assert processes_under(tmp_path) == []  # no Milvus left behind either
 
 
 def _log(home: Path) -> str:

@@ -1,0 +1,111 @@
+"""The production shape on one machine: PostgreSQL as the source of truth and a real Milvus (the 2.3
+standalone server) as the vector index, under the memory service itself (rule extraction, both gates, the
+E5 embedder), the index brought up to date from the outbox as a host does it. milvus-lite forgives what a
+real Milvus does not (a loaded partition cannot be dropped, a write becomes visible at the next time tick,
+a hit names its key ``id``), so differences show here.
+"""
+
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from actors.embedding import E5Embedder
+from actors.runtime.outbox import drain
+from actors.service import UserMemoryService
+from actors.store.filters import partition_name
+from actors.store.milvus import MilvusIndex
+from actors.store.sql import MemoryStore
+from schemas import api
+from tests.stack.test_sql_postgres import _drop_postgres_schema, _fresh_postgres_schema
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+
+
+@pytest.fixture
+def store(postgres_url: str) -> Iterator[MemoryStore]:
+    schema, url = _fresh_postgres_schema(postgres_url)
+    sql = MemoryStore(url)
+    sql.create_schema()
+    try:
+        yield sql
+    finally:
+        sql.dispose()
+        _drop_postgres_schema(postgres_url, schema)
+
+
+@pytest.fixture
+def index(milvus_standalone) -> Iterator[MilvusIndex]:
+    vectors = MilvusIndex(milvus_standalone.uri, f"prod_{uuid.uuid4().hex[:12]}", E5Embedder.dim)
+    try:
+        yield vectors
+    finally:
+        vectors._client.drop_collection(vectors.collection)
+        vectors.close()
+
+
+@pytest.fixture(scope="module")
+def embedder() -> E5Embedder:
+    return E5Embedder()
+
+
+def user(store: MemoryStore, embedder: E5Embedder, tenant: str, name: str) -> UserMemoryService:
+    policy = store.tenant_policy(tenant)
+    return UserMemoryService(tenant, name, store=store, embedder=embedder, policy=policy)
+
+
+def synced(store: MemoryStore, index: MilvusIndex) -> None:
+    """What a host's outbox thread does after each commit."""
+    while drain(store, index, E5Embedder.dim):
+        pass
+
+
+def say(service: UserMemoryService, *texts: str) -> None:
+    turns = [api.TurnIn(text=text, dialog_id=f"d{n}") for n, text in enumerate(texts)]
+    service.write_turns(api.WriteTurnsRequest(session_id="s1", turns=turns))
+
+
+def sql_ids(store: MemoryStore, tenant: str, name: str) -> set[str]:
+    return {item.memory_id for item in store.load_active(tenant, name)}
+
+
+def test_postgres_and_milvus_server_hold_one_memory(store, index, embedder) -> None:
+    acme, globex = (f"t_{uuid.uuid4().hex[:10]}" for _ in range(2))
+    store.create_tenant(acme, "Acme")
+    store.create_tenant(globex, "Globex")
+    alice, bob = user(store, embedder, acme, "alice"), user(store, embedder, acme, "bob")
+    other_alice = user(store, embedder, globex, "alice")
+    say(alice, "I'm allergic to peanuts", "I live in Lisbon", "My sister is called Marta")
+    say(bob, "I'm allergic to shellfish", "I work as a nurse")
+    say(other_alice, "I'm allergic to peanuts", "I live in Oslo")
+    synced(store, index)
+
+    # every committed item is indexed, under its own tenant and user, and visible at once to this process
+    for tenant, name in [(acme, "alice"), (acme, "bob"), (globex, "alice")]:
+        assert sql_ids(store, tenant, name) and index.ids(tenant, name) == sql_ids(store, tenant, name)
+    hits = alice.recall(api.RecallRequest(query="what should I avoid cooking?")).hits
+    assert {hit.memory.memory_id for hit in hits} <= sql_ids(store, acme, "alice")
+    assert any("peanut" in hit.memory.content and "semantic" in hit.routes for hit in hits)
+
+    peanuts = next(item for item in store.load_active(acme, "alice") if "peanut" in item.content)
+    alice.forget(peanuts.memory_id, api.ForgetRequest())
+    synced(store, index)
+    assert peanuts.memory_id not in index.ids(acme, "alice")
+    assert index.ids(globex, "alice") == sql_ids(store, globex, "alice")  # the same words elsewhere stay
+
+    bob.erase_user(api.EraseRequest())
+    synced(store, index)
+    assert index.ids(acme, "bob") == set() and index.ids(acme, "alice") == sql_ids(store, acme, "alice")
+
+    # a loaded partition cannot be dropped on a real Milvus: the tenant's partition must really go
+    index.drop_tenant(acme)
+    assert not index._client.has_partition(index.collection, partition_name(acme))
+    assert index.count(acme) == 0 and index.ids(globex, "alice") == sql_ids(store, globex, "alice")
+
+    # and the tenant's next write brings its partition back, searchable at once
+    say(user(store, embedder, acme, "carol"), "I'm allergic to kiwi")
+    synced(store, index)
+    carol = sql_ids(store, acme, "carol")
+    assert carol and index.ids(acme, "carol") == carol
+    query = embedder.embed_queries(["kiwi allergy"])[0]
+    assert {hit.memory_id for hit in index.search(acme, "carol", query, k=5)} == carol
