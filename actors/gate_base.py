@@ -68,7 +68,9 @@ class GateBase:
         old.state = State.SUPERSEDED
         old.superseded_by = new.memory_id
         old.updated_at = self.clock()
-        new.supersedes = union(new.supersedes, [old.memory_id])
+        # a replaced value hands on the values it replaced: how often a fact was corrected stays countable
+        inherited = old.supersedes if action == "supersede" and old.slot == new.slot else []
+        new.supersedes = union(new.supersedes, [*inherited, old.memory_id])
         self._touch(new)
         self._event(old, action, f"superseded by {new.memory_id}", before, actor)
 
