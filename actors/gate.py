@@ -104,8 +104,9 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
         if new_session:
             item.confirmed_sessions.append(cand.session_id)
             item.source = Source.USER_REPEATED if item.source is not Source.INFERRED else item.source
-        item.importance = min(1.0, max(item.importance, cand.importance) + 0.05)
-        item.confidence = min(1.0, max(item.confidence, cand.confidence) + 0.05)
+        # rounded: 0.8 restated twice is 0.9, not 0.9000000000000001 (which would pass "above 0.9")
+        item.importance = round(min(1.0, max(item.importance, cand.importance) + 0.05), 6)
+        item.confidence = round(min(1.0, max(item.confidence, cand.confidence) + 0.05), 6)
         item.forced = item.forced or cand.forced
         item.last_accessed_at = now
         item.updated_at = now
