@@ -229,11 +229,6 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
             )
             self._review_if_contested(target)
 
-    def _frozen_challenged_by(self, item: MemoryItem) -> list[MemoryItem]:
-        """The frozen items an active statement stands against (its pending conflict links)."""
-        linked = (self.items.get(m) for m in item.conflicts_with)
-        return [f for f in linked if f is not None and f.is_frozen]
-
     def _review_if_contested(self, target: MemoryItem) -> None:
         """A frozen item contradicted in ``contradictions_to_review`` statements — distinct challengers, or
         one challenge restated in distinct sessions — opens a review (once); the fact itself stays."""

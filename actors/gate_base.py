@@ -57,6 +57,12 @@ class GateBase:
             raise NotFound(f"memory {memory_id} not found")
         return item
 
+    def _frozen_challenged_by(self, item: MemoryItem) -> list[MemoryItem]:
+        """The frozen items a statement stands against: until reviewed, it stays pending however often
+        it is restated."""
+        linked = (self.items.get(m) for m in item.conflicts_with)
+        return [f for f in linked if f is not None and f.is_frozen]
+
     def _require_active(self, memory_id: str) -> MemoryItem:
         item = self.get(memory_id)
         if not item.is_active:
