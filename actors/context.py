@@ -21,8 +21,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
+from actors.extraction_lexicon import surface_form
 from actors.memory import MemoryItem
-from actors.slots import SLOTS, spec
+from actors.slots import SLOTS, is_style, spec
 from actors.store.sql_jobs import CohortFeature
 from schemas import api
 from schemas.enums import Kind, Layer, Polarity
@@ -46,12 +47,20 @@ def display_value(value: str) -> str:
     return value.title() if value.isascii() else value
 
 
+def shown_value(slot: str | None, value: str, content: str) -> str:
+    """A slot value in the user's own words: 成都 for a user who wrote 成都, Chengdu for one who wrote Chengdu
+    (the canonical value stays for matching); a style instruction exactly as given."""
+    if is_style(slot):
+        return value
+    return surface_form(value, content) or display_value(value)
+
+
 def template(item: MemoryItem) -> str:
-    """``residence: Suzhou``; an item without a slot value keeps the user's words."""
+    """``residence: Suzhou`` / ``residence: 苏州``; an item without a slot value keeps the user's words."""
     slot_spec = spec(item.slot)
     if slot_spec is None or not item.value:
         return item.content
-    shown = display_value(item.value)
+    shown = shown_value(item.slot, item.value, item.content)
     return f"{slot_spec.label}: {'not ' if item.polarity is Polarity.NEGATIVE else ''}{shown}"
 
 

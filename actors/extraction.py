@@ -55,6 +55,7 @@ MAX_CONTENT_CHARS = 500
 MAX_CANDIDATES_PER_TURN = 24
 HEDGE_CONFIDENCE_FACTOR = 0.6
 FORCED_IMPORTANCE = 0.9
+FORCED_CONFIDENCE = 0.85
 GENERIC_IMPORTANCE = 0.35
 GENERIC_CONFIDENCE = 0.6
 #: content words an unruled clause needs to be remembered, with and without a first-person word
@@ -116,6 +117,22 @@ _NOT_SPEAKERS = frozenset(
     "remember note notes correction update reminder important ps p.s. fyi btw edit todo warning "
     "question answer q a actually also summary re subject".split()
 )
+
+
+_REDACTED = re.compile(r"\[REDACTED:[a-z_]+\]")
+#: words that only name the secret beside them ("my password is …", "银行卡号是…"): nothing to remember
+_SECRET_LABELS = frozenset(
+    "password passcode passwd pwd pin key api token secret card credit debit bank account phone mobile cell "
+    "number code ssn login new".split()
+) | frozenset("密码银行卡号手机电话身份证账户新信用验口令")
+
+
+def only_secrets(content: str) -> bool:
+    """After redaction, nothing but placeholders and the words naming them remain: storing it would put
+    "[REDACTED]" in every later context, and says nothing about the user."""
+    if not _REDACTED.search(content):
+        return False
+    return all(unit in _SECRET_LABELS for unit in content_units(content))
 
 
 def is_small_talk(text: str) -> bool:
@@ -282,7 +299,7 @@ class RuleExtractor:
                 key = (candidate.slot or "", candidate.value, candidate.polarity.value)
                 if candidate.slot is None:
                     key = ("", candidate.content.casefold(), "")
-                if candidate.content and key not in seen:
+                if candidate.content and key not in seen and not only_secrets(candidate.content):
                     seen.add(key)
                     candidates.append(candidate)
         if len(candidates) > MAX_CANDIDATES_PER_TURN:
@@ -298,7 +315,9 @@ class RuleExtractor:
         temporary = finding.kind is Kind.STATE
         inferred = hedged or finding.inferred
         importance = max(finding.importance, FORCED_IMPORTANCE) if forced else finding.importance
-        confidence = finding.confidence * (HEDGE_CONFIDENCE_FACTOR if hedged else 1.0)
+        # "remember this" is the user's own declaration, however plain its words: as sure as a declared fact
+        confidence = max(finding.confidence, FORCED_CONFIDENCE) if forced else finding.confidence
+        confidence *= HEDGE_CONFIDENCE_FACTOR if hedged else 1.0
         value = redact(finding.value).text if finding.value else None
         return Candidate(
             content=content,

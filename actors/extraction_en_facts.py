@@ -88,6 +88,19 @@ def _not_allergic(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 @book.rule(
+    r"^(?:(?:actually|now|but|and|so|well|oh)[\s,]+)*(?P<obj>[\w' -]{2,40}?)\s+(?:is|are)\s+(?:totally\s+|"
+    r"perfectly\s+|completely\s+)?(?:fine|ok|okay|safe|no problem)\s+for\s+me\b",
+    r"^(?:(?:actually|now|but|and|so|well|oh)[\s,]+)*(?P<obj>[\w' -]{2,40}?)\s+(?:doesn't|does not|don't|"
+    r"do not)\s+(?:bother|affect)\s+me\s+(?:any\s?more|now)\b",
+    r"^(?:(?:actually|now|but|and|so|well|oh)[\s,]+)*(?P<obj>[\w' -]{2,40}?)\s+no\s+longer\s+(?:bothers|"
+    r"bother|affects|affect)\s+me\b",
+)
+def _allergen_fine(m: re.Match[str], clause: str) -> list[Finding] | None:
+    """ "Shellfish is fine for me now": denies an allergy to a known allergen (and says nothing else)."""
+    return listed(m["obj"], False, lambda v: fact("basic.allergy", v, polarity=NEGATIVE), accept=is_allergen)
+
+
+@book.rule(
     I_NOW + r"(?:don't|do not)\s+mind\s+" + OBJ,
     I_NOW + r"(?:can|could)\s+" + ADV + r"(?:eat|have|drink|tolerate|handle)\s+" + OBJ,
     IM + r"(?:fine|okay|ok)\s+with\s+" + OBJ,
@@ -240,7 +253,10 @@ def _occupation_and_employer(m: re.Match[str], occupation: str) -> list[Finding]
 
 
 @book.rule(
-    r"(?:" + I_ANY + r"(?:work|worked|been working)|" + IM + r"working)\s+as\s+"
+    r"(?:" + I_ANY + r"(?:work|worked|been working)|" + IM + r"working)\s+"
+    # what the work is like may come first: "I work night shifts as a nurse"
+    r"(?:(?:night|day|early|late|long|double|weekend|evening|morning)\s+(?:shifts?|hours)\s+|nights\s+|"
+    r"part[- ]time\s+|full[- ]time\s+|remotely\s+|from home\s+)?as\s+"
     r"(?:an?\s+)?(?P<occ>[\w -]+?)(?:(?P<at>\s+(?:at|for)\s+)(?P<org>.+))?$"
 )
 def _works_as(m: re.Match[str], clause: str) -> list[Finding] | None:

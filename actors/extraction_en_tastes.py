@@ -16,6 +16,7 @@ from actors.extraction_rules import (
     RuleBook,
     always,
     fact,
+    instructed,
     is_real_object,
     liking,
     listed,
@@ -38,6 +39,32 @@ def _phrase_value(raw: str, max_words: int = 6) -> str | None:
 # --- interaction style ----------------------------------------------------------------------------
 
 REPLIES = r"(?:answers?|repl(?:y|ies)|responses?|explanations?|messages?)"
+
+
+COUNT = r"(?:one|two|three|four|five|a few|\d+)"
+UNITS = r"(?:sentences?|words?|lines?|paragraphs?|bullet points?|points?)"
+FORMATS = (
+    r"(?:tables?|bullet(?:ed)? points?|bullets|(?:numbered\s+|bulleted\s+)?lists?|code blocks?|json|markdown|"
+    r"plain text)"
+)
+
+book.rule(
+    r"\b(?:keep|limit)\s+(?:your\s+|the\s+|my\s+)?" + REPLIES + r"\s+(?:to|under|within|below|at|to at most|"
+    r"to no more than)\s+(?:\w+\s+)?" + UNITS + r"\b",
+    r"\b(?:answer|reply|respond|explain|sum (?:it )?up)\s+(?:me\s+)?in\s+" + COUNT + r"\s+" + UNITS + r"\b",
+    r"\b(?:no more than|at most)\s+" + COUNT + r"\s+" + UNITS + r"\b",
+)(instructed("style.reply_length"))
+
+
+book.rule(
+    r"\b(?:answer|reply|respond|write|give|show|format|put|present)\s+(?:me\s+|it\s+|that\s+|things\s+|"
+    r"the answers?\s+|your answers?\s+)?(?:in|as|with|using|into)\s+(?:an?\s+)?(?:markdown\s+)?"
+    + FORMATS
+    + r"\b",
+    r"\b(?:use|prefer)\s+(?:an?\s+)?" + FORMATS + r"\s+(?:in|for|when)\b",
+    r"^(?:always\s+)?use\s+(?:an?\s+)?" + FORMATS + r"\b",
+    r"\b(?:don't|do not|never)\s+use\s+(?:any\s+)?(?:emojis?|markdown|tables?|bullet points?)\b",
+)(instructed("style.format"))
 
 
 book.rule(
@@ -182,7 +209,9 @@ def _situation(m: re.Match[str], clause: str) -> list[Finding] | None:
 #: "a job I enjoy every day" is not a liking of "every day"
 OPENING = (
     r"^(?:(?:honestly|really|also|and|but|so|now|oh|well|yeah|yes|personally|generally|usually|still|just|"
-    r"totally|definitely|seriously|though|lately|recently|these days|nowadays)[\s,]+)*"
+    r"totally|definitely|seriously|though|lately|recently|these days|nowadays|on (?:the )?weekends?|"
+    r"at (?:the )?weekends?|every weekend|in my (?:free|spare) time|after work|on sundays|on saturdays|"
+    r"in the (?:evenings?|mornings?))[\s,]+)*"
 )
 
 DISLIKE_I = (

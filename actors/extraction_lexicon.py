@@ -82,6 +82,10 @@ def _index_tables() -> tuple[dict[str, str], dict[str, set[str]]]:
 
 _ALIASES, _CATEGORIES = _index_tables()
 _CJK_ALIASES = sorted((a for a in _ALIASES if CJK.search(a)), key=len, reverse=True)
+#: canonical value → its Chinese spellings, longest first (so 花生酱 is found before 花生)
+_CJK_SPELLINGS: dict[str, list[str]] = {}
+for _alias in _CJK_ALIASES:
+    _CJK_SPELLINGS.setdefault(_ALIASES[_alias], []).append(_alias)
 
 _IRREGULAR = {
     "children": "child",
@@ -208,7 +212,7 @@ _TRAILING_WORDS = re.compile(
 )
 _ZH_LEADING = re.compile(
     r"^(?:我们的|我的|我|一条|一个|一些|两只|两个|三只|几只|只|条|吃|喝|看|听|玩|打|踢|去|做|用|刷|各种|"
-    r"所有的|所有|很多|特别|非常|有点|比较)+"
+    r"所有的|所有|很多|特别|非常|有点|比较|每个周末|每周末|周末|平时|有空的时候|有空|没事的时候|没事就)+"
 )
 _ZH_TRAILING = re.compile(r"(?:的|了|啊|呀|哦|呢|吧|嘛|啦|之类的|什么的|等等|等|这些|那些|这种|那种)+$")
 _EDGE_PUNCT = " \t\n\"'“”‘’`.,;:!?()[]{}<>，。；：！？、（）《》「」…~～-_*"
@@ -321,3 +325,12 @@ def occupation_of(phrase: str) -> str | None:
     if "occupation" in categories_of(normalize_value(head)):
         return value
     return None
+
+
+def surface_form(value: str, content: str) -> str | None:
+    """How the user wrote a canonical value, when they wrote it in Chinese: "chengdu" in "我住在成都" →
+    成都, "seafood" in "我对海鲜过敏" → 海鲜. None when the words hold no Chinese spelling of it (the
+    canonical value is then the user's own word, as in "I live in Chengdu")."""
+    if not CJK.search(content):
+        return None
+    return next((s for s in _CJK_SPELLINGS.get(value, ()) if s in content), None)

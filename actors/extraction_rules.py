@@ -58,6 +58,7 @@ _IMPORTANCE = {
     "style.tone": 0.7,
     "style.language": 0.7,
     "style.taboo": 0.75,
+    "style.format": 0.7,
     "task.goal": 0.6,
     "task.plan": 0.55,
     "task.lesson": 0.6,
@@ -120,6 +121,29 @@ def always(slot: str, value: str) -> Build:
 
     def build(m: re.Match[str], clause: str) -> list[Finding]:
         return [fact(slot, value)]
+
+    return build
+
+
+_POLITE = re.compile(
+    r"^(?:(?:please|pls|kindly|can you|could you|would you|以后|请你|请|麻烦你|麻烦|你)[\s,，]*)+", re.I
+)
+_INSTRUCTION_END = " \t.,;:!?。，；：！？~～" + "吧啊呀哦啦"
+
+
+def instruction(clause: str) -> str:
+    """A style instruction as the user gave it, minus courtesy: "Please keep answers to three sentences" →
+    "keep answers to three sentences"; "请用表格回答我" → "用表格回答我". The ``style.*`` slot value."""
+    text = _POLITE.sub("", clause.strip()).strip(_INSTRUCTION_END)
+    return text.casefold() if text.isascii() else text
+
+
+def instructed(slot: str) -> Build:
+    """A builder for style rules: the slot's value is the instruction itself, not a bare noun."""
+
+    def build(m: re.Match[str], clause: str) -> list[Finding] | None:
+        value = instruction(clause)
+        return [fact(slot, value)] if value else None
 
     return build
 

@@ -40,7 +40,8 @@ class Sentence:
 
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"'})
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[!?])(?=[^\s!?.])|[。！？；;\n]+|(?:\.{3}|…+)\s*")
+#: the Chinese terminators are captured: a "？" that ends a sentence must still mark it a question
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[!?])(?=[^\s!?.])|([。！？；;\n]+)|(?:\.{3}|…+)\s*")
 
 _FORCED_EN = re.compile(
     r"^(?:(?:hey|ok|okay|also|and|oh|so|please|pls|btw|by the way)[,\s]+)*(?:can you |could you |would you |"
@@ -87,7 +88,12 @@ _QUESTION_EN = re.compile(
     r"does|did|can|could|should|would|will|about|if|kind|time)\b|(?:what|how|why)'s\b)",
     re.IGNORECASE,
 )
-_QUESTION_ZH = re.compile(r"(?:吗|么|嘛)$|^(?:请问|为什么|怎么|什么|哪|谁|能不能|可不可以|是不是|有没有)")
+#: a Chinese question may put its question word anywhere ("周末去哪玩比较好"): those that ask, not tell
+_QUESTION_ZH = re.compile(
+    r"(?:吗|么|嘛|呢)$|^(?:请问|为什么|怎么|什么|哪|谁|能不能|可不可以|是不是|有没有)|"
+    r"哪里|哪儿|哪个|哪些|哪家|哪种|去哪|在哪|怎么办|怎么样|如何|多少钱|几点|好不好|行不行|"
+    r"要不要|能不能|可不可以|是不是|有没有|该(?:学|选|买|去|吃|做|怎么)什么|什么好|比较好$"
+)
 
 _CLAUSE_SPLIT_EN = re.compile(
     r"\s*;\s*|,?\s+(?:and|but|so|although|though|while|whereas|because|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|my|"
@@ -107,8 +113,13 @@ _BARE_VERB_EN = re.compile(
 
 
 def _split_sentences(text: str) -> list[str]:
+    """The sentences of a text; one that ended with a full-width "？" keeps a "?": it reads as a question."""
     parts = _SENTENCE_END.split(text)
-    return [p.strip() for p in parts if p and p.strip(" \t\"'()[]-—")]
+    sentences = []
+    for body, end in zip(parts[::2], [*parts[1::2], None], strict=True):
+        if body and body.strip(" \t\"'()[]-—"):
+            sentences.append(body.strip() + ("?" if end and "？" in end else ""))
+    return sentences
 
 
 def strip_forced(text: str) -> tuple[str, bool]:

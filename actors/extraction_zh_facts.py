@@ -37,7 +37,12 @@ ZADV = (
     r"(?:也|还|都|其实|一直|真的|特别|非常|很|挺|有点|可能|好像|应该|大概|也许|已经|现在|目前|从小|本来|就|"
     r"比较|超|最|真|蛮|还是|平时|一般|向来|确实|始终|又|才|刚|刚刚|早就|后来|今年|去年|前年|上个月|最近)*"
 )
-S = r"^(?:我|本人)?" + ZADV
+#: when a habit happens ("我周末喜欢…", "周末我最喜欢…"): said of a habit, not a single occasion
+HABIT = (
+    r"(?:每个周末|每周末|周末|平时|平常|每天|每周|晚上|早上|有空(?:的时候)?|没事(?:的时候)?|"
+    r"空闲(?:的)?时(?:候)?)"
+)
+S = r"^" + HABIT + r"?(?:我|本人)?" + HABIT + r"?" + ZADV
 OBJ = r"(?P<obj>[^，,。.!！?？;；]+)"
 NAME = r"(?P<name>[\u4e00-\u9fff·]{1,6}?|[A-Za-z][\w'-]{0,20})"
 NAME_END = r"(?:[，,。.!！~～]|就(?:行|好|可以)|吧|啊|哦|呀|啦|$)"
@@ -78,6 +83,19 @@ def _clean_object(raw: str) -> str:
 )
 def _not_allergic(m: re.Match[str], clause: str) -> list[Finding] | None:
     return listed(_clean_object(m["obj"]), True, lambda v: fact("basic.allergy", v, polarity=NEGATIVE))
+
+
+@book.rule(
+    r"^(?:其实)?(?P<obj>[\u4e00-\u9fff]{1,6}?)(?:我)?"
+    + ZADV
+    + r"(?:吃|喝|碰)?(?:也)?(?:没问题|没事|没关系)了?",
+    r"^(?:其实)?(?:我)?"
+    + ZADV
+    + r"(?:吃|喝|碰)(?P<obj>[\u4e00-\u9fff]{1,6}?)(?:也)?(?:没问题|没事|没关系)了?",
+)
+def _allergen_fine(m: re.Match[str], clause: str) -> list[Finding] | None:
+    """ "海鲜我现在吃没问题了": denies an allergy to a known allergen."""
+    return listed(m["obj"], True, lambda v: fact("basic.allergy", v, polarity=NEGATIVE), accept=is_allergen)
 
 
 @book.rule(S + r"(?P<verb>不介意|能吃|可以吃|敢吃|吃得了|能喝|可以喝|不怕)" + OBJ)

@@ -14,6 +14,7 @@ from actors.extraction_rules import (
     RuleBook,
     always,
     fact,
+    instructed,
     is_real_object,
     liking,
     listed,
@@ -40,6 +41,21 @@ def _phrase_value(raw: str) -> str | None:
 
 
 # --- interaction style ----------------------------------------------------------------------------
+
+
+COUNT = r"[一二三四五六七八九十两几\d]+"
+book.rule(
+    r"(?:控制在|不超过|不要超过|别超过|限制在|最多)" + COUNT + r"(?:句话?|个字|字|行|段|点)",
+    r"^(?:请|麻烦|你|以后|回答|回复)*(?:用)?" + COUNT + r"句话(?:回答|说完|讲完|概括|总结|说清楚)",
+)(instructed("style.reply_length"))
+
+
+book.rule(
+    r"用(?:表格|列表|清单|要点|代码块?|markdown|项目符号)(?:的)?(?:形式|格式|方式)?(?:来)?"
+    r"(?:回答|回复|列出|展示|给我|写|说明|整理|呈现)",
+    r"(?:分点|分条|列点)(?:回答|回复|列出|说明)",
+    r"(?:别|不要)(?:用|加|发)(?:表情|emoji|表情符号)",
+)(instructed("style.format"))
 
 
 book.rule(

@@ -43,10 +43,11 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
             outcome = self._restate(restated, cand, now, actor)
             return outcome, self.drain()
         frozen_conflicts = [i for i in self._contradicted_by(cand) if i.is_frozen]
-        if frozen_conflicts and cand.is_correction:
+        if frozen_conflicts and cand.is_correction and not retracts(cand, frozen_conflicts):
             target = frozen_conflicts[0]
             self._modify_frozen(target, cand, reason="explicit correction", actor=actor, now=now)
             self._after_statement(target, now, actor)
+            self._review_if_corrected_often(target)
             return self._outcome(
                 target, "corrected", "frozen item unfrozen, changed and re-frozen"
             ), self.drain()
@@ -59,6 +60,7 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
                 item, State.CONFIRMED, "confirm", "explicit correction takes effect at once", actor
             )
             self._place_confirmed(item, actor)
+            self._review_if_corrected_often(item)
         elif len(item.confirmed_sessions) >= self.policy.confirmations_to_confirm:
             self._confirm(item, "restated in distinct sessions", actor)
         self._after_statement(item, now, actor)
@@ -93,6 +95,7 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
     def _restate(self, item: MemoryItem, cand: Candidate, now: datetime, actor: str) -> Outcome:
         if item.is_frozen:
             return self._outcome(item, "confirmed", "already frozen")
+        challenged = self._frozen_challenged_by(item)
         if item.state is State.ARCHIVED:
             self._restore(item, actor, reason="restated by the user")
         before = item.snapshot()
@@ -101,8 +104,9 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
         if new_session:
             item.confirmed_sessions.append(cand.session_id)
             item.source = Source.USER_REPEATED if item.source is not Source.INFERRED else item.source
-        item.importance = min(1.0, max(item.importance, cand.importance) + 0.05)
-        item.confidence = min(1.0, max(item.confidence, cand.confidence) + 0.05)
+        # rounded: 0.8 restated twice is 0.9, not 0.9000000000000001 (which would pass "above 0.9")
+        item.importance = round(min(1.0, max(item.importance, cand.importance) + 0.05), 6)
+        item.confidence = round(min(1.0, max(item.confidence, cand.confidence) + 0.05), 6)
         item.forced = item.forced or cand.forced
         item.last_accessed_at = now
         item.updated_at = now
@@ -110,12 +114,18 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
         if (
             item.state is State.PENDING
             and len(item.confirmed_sessions) >= self.policy.confirmations_to_confirm
+            and not challenged  # a challenge to a frozen fact stays pending until someone reviews it
         ):
             self._confirm(item, "restated in distinct sessions", actor)
         elif item.state is State.CONFIRMED:
             self._maybe_freeze(item, actor)
         self._touch(item)
         self._after_statement(item, now, actor)
+        if challenged:
+            # a statement against a frozen fact, made again: still not applied; each session counts
+            for target in challenged:
+                self._review_if_contested(target)
+            return self._outcome(item, "conflict", "restates a challenge to a frozen item; kept apart")
         return self._outcome(item, "confirmed", "restatement of an existing memory")
 
     def _insert(self, cand: Candidate, now: datetime, actor: str) -> MemoryItem:
@@ -217,17 +227,40 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
                 f"new statement {item.memory_id} contradicts frozen item {target.memory_id}; not applied",
                 [item.memory_id],
             )
-            challengers = [
-                i for i in self.active() if target.memory_id in i.conflicts_with and not i.is_frozen
-            ]
-            if len(challengers) >= self.policy.contradictions_to_review:
-                self._alert(
-                    AlertKind.CONTRADICTION_REVIEW,
-                    target.memory_id,
-                    f"frozen item {target.memory_id} contradicted {len(challengers)} times: review it",
-                    [c.memory_id for c in challengers],
-                    once=True,
-                )
+            self._review_if_contested(target)
+
+    def _review_if_contested(self, target: MemoryItem) -> None:
+        """A frozen item contradicted in ``contradictions_to_review`` statements — distinct challengers, or
+        one challenge restated in distinct sessions — opens a review (once); the fact itself stays."""
+        challengers = [i for i in self.active() if target.memory_id in i.conflicts_with and not i.is_frozen]
+        statements = sum(max(len(c.confirmed_sessions), 1) for c in challengers)
+        if statements >= self.policy.contradictions_to_review:
+            self._alert(
+                AlertKind.CONTRADICTION_REVIEW,
+                target.memory_id,
+                f"frozen item {target.memory_id} contradicted {statements} times: review it",
+                [c.memory_id for c in challengers],
+                once=True,
+            )
+
+    def _review_if_corrected_often(self, item: MemoryItem) -> None:
+        """A fact the user corrected ``contradictions_to_review`` times (each correction leaves the old value
+        in ``supersedes``) raises a review once: which value holds, or is something misread?"""
+        if len(item.supersedes) >= self.policy.contradictions_to_review:
+            self._alert(
+                AlertKind.REPEATED_CORRECTION,
+                item.memory_id,
+                f"{item.slot or 'memory'} {item.memory_id} corrected {len(item.supersedes)} times: review it",
+                list(item.supersedes),
+                once=True,
+            )
+
+
+def retracts(cand: Candidate, frozen: list[MemoryItem]) -> bool:
+    """The candidate denies a frozen fact ("shellfish is fine for me now" against a shellfish allergy) rather
+    than replacing its value ("actually I moved to Suzhou"): even worded as a correction it is not applied
+    at once — a wrongly retracted allergy costs more than a late one — but kept pending for review."""
+    return any(f.value == cand.value and f.polarity is not cand.polarity for f in frozen)
 
 
 #: share of content words two unvalued statements must share to be one restated memory: an embedding alone

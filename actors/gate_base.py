@@ -57,6 +57,12 @@ class GateBase:
             raise NotFound(f"memory {memory_id} not found")
         return item
 
+    def _frozen_challenged_by(self, item: MemoryItem) -> list[MemoryItem]:
+        """The frozen items a statement stands against: until reviewed, it stays pending however often
+        it is restated."""
+        linked = (self.items.get(m) for m in item.conflicts_with)
+        return [f for f in linked if f is not None and f.is_frozen]
+
     def _require_active(self, memory_id: str) -> MemoryItem:
         item = self.get(memory_id)
         if not item.is_active:
@@ -68,7 +74,9 @@ class GateBase:
         old.state = State.SUPERSEDED
         old.superseded_by = new.memory_id
         old.updated_at = self.clock()
-        new.supersedes = union(new.supersedes, [old.memory_id])
+        # a replaced value hands on the values it replaced: how often a fact was corrected stays countable
+        inherited = old.supersedes if action == "supersede" and old.slot == new.slot else []
+        new.supersedes = union(new.supersedes, [*inherited, old.memory_id])
         self._touch(new)
         self._event(old, action, f"superseded by {new.memory_id}", before, actor)
 

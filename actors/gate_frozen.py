@@ -10,12 +10,14 @@ from actors.errors import CapacityError, InvalidInput, InvalidTransition
 from actors.gate_base import GateBase, union
 from actors.memory import Candidate, GateChanges, MemoryItem, content_hash
 from actors.slots import is_temporary, spec
+from actors.valuation import eviction_value
 from schemas.enums import AlertKind, Kind, Layer, Source, State
 from schemas.ids import new_memory_id
 
 #: reasons recorded on freeze events; the only ways into ``frozen``
 FREEZE_RULES = (
     "declared_core_attribute",
+    "declared_restated",
     "preference_restated",
     "inferred_high_confidence",
     "explicit_freeze",
@@ -145,10 +147,11 @@ class FrozenGate(GateBase):
             and item.source in (Source.USER_DECLARED, Source.USER_REPEATED)
         ):
             return "declared_core_attribute"
-        if (
-            item.kind is Kind.PREFERENCE
-            and len(item.confirmed_sessions) >= self.policy.sessions_to_freeze_preference
-        ):
+        restated = len(item.confirmed_sessions) >= self.policy.sessions_to_freeze_preference
+        if item.forced and restated and item.confidence > self.policy.inferred_freeze_confidence:
+            # "remember this", said again in later sessions: 2 confirmations, >= 3 sessions, confidence > 0.9
+            return "declared_restated"
+        if item.kind is Kind.PREFERENCE and restated:
             return "preference_restated"
         if item.source is Source.INFERRED and item.confidence > self.policy.inferred_freeze_confidence:
             return "inferred_high_confidence"
@@ -159,11 +162,15 @@ class FrozenGate(GateBase):
         if rule is None:
             return
         if not self._core_has_room(item):
+            # core never evicts on its own: the alert names the core item of lowest value, the one a
+            # reviewer would unfreeze to make room, and the item waits in long-term meanwhile
+            weakest = self._lowest_value_frozen()
             self._alert(
                 AlertKind.CORE_FULL,
                 item.memory_id,
-                f"memory {item.memory_id} qualifies for freezing ({rule}) but core is full: review",
-                [],
+                f"memory {item.memory_id} qualifies for freezing ({rule}) but core is full; lowest-value "
+                f"core item: {weakest.memory_id if weakest else 'none'}: review",
+                [weakest.memory_id] if weakest else [],
                 once=True,
             )
             return
@@ -178,6 +185,15 @@ class FrozenGate(GateBase):
         item.decay_score = item.importance
         item.updated_at = item.frozen_at
         self._event(item, "freeze", f"{rule}: {reason}", before, actor)
+
+    def _lowest_value_frozen(self) -> MemoryItem | None:
+        """The core item worth least by the eviction value (frozen items do not decay)."""
+        now = self.clock()
+        return min(
+            (i for i in self.active() if i.is_frozen),
+            key=lambda i: (eviction_value(i, self.policy, now, duplicated=False), i.memory_id),
+            default=None,
+        )
 
     def _core_has_room(self, item: MemoryItem | None = None) -> bool:
         """Room for one more frozen item (an unfrozen item already in core keeps its own place)."""

@@ -123,7 +123,7 @@ class MaintenanceGate(FrozenGate, BoundedGate):
             if not item.is_active:  # archived by a promotion's eviction earlier in this loop
                 continue
             restated = len(item.confirmed_sessions) >= self.policy.confirmations_to_confirm
-            if item.state is State.PENDING and restated:
+            if item.state is State.PENDING and restated and not self._frozen_challenged_by(item):
                 self._confirm(item, "restated in distinct sessions (consolidation)", actor)
             elif item.state is State.CONFIRMED:
                 self._place_confirmed(item, actor)

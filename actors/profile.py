@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from actors.context import display_value, shown_value
 from actors.memory import MemoryItem
 from actors.relations import EntityGraph
 from actors.slots import SlotSpec, is_temporary, spec
@@ -213,6 +214,7 @@ def _conclusion(
     ordered = sorted(claim.items, key=lambda i: (i.created_at, i.memory_id))
     return api.SlotConclusion(
         value=claim.value,
+        display=_display(claim.slot, claim.value, ordered),
         polarity=claim.polarity,
         confidence=round(confidence, 4),
         memory_ids=[i.memory_id for i in ordered],
@@ -226,9 +228,16 @@ def _conclusion(
     )
 
 
+def _display(slot: str, value: str, items: list[MemoryItem]) -> str:
+    """The value as the user first wrote it among the claim's memories."""
+    forms = (shown_value(slot, value, i.content) for i in items)
+    return next((f for f in forms if f != display_value(value)), display_value(value))
+
+
 def _past(item: MemoryItem) -> api.SlotConclusion:
     return api.SlotConclusion(
         value=item.value or "",
+        display=_display(item.slot or "", item.value or "", [item]),
         polarity=item.polarity,
         confidence=round(item.confidence, 4),
         memory_ids=[item.memory_id],

@@ -58,6 +58,7 @@ SLOTS: dict[str, SlotSpec] = {
         _slot("style.reply_length", True, False, Kind.PREFERENCE, "reply length"),
         _slot("style.tone", True, False, Kind.PREFERENCE, "tone"),
         _slot("style.language", True, False, Kind.PREFERENCE, "reply language"),
+        _slot("style.format", False, False, Kind.PREFERENCE, "reply format"),
         _slot("style.taboo", False, False, Kind.PREFERENCE, "avoid topics"),
         _slot("state.mood", True, False, Kind.STATE, "mood"),
         _slot("state.focus", True, False, Kind.STATE, "current focus"),
@@ -71,6 +72,11 @@ SLOTS: dict[str, SlotSpec] = {
 
 def spec(slot: str | None) -> SlotSpec | None:
     return SLOTS.get(slot) if slot else None
+
+
+def is_style(slot: str | None) -> bool:
+    """A ``style.*`` slot: its value is the user's instruction, shown as they gave it."""
+    return bool(slot) and slot.startswith("style.")
 
 
 def is_temporary(slot: str | None) -> bool:

@@ -270,7 +270,10 @@ class AlertList(BaseModel):
 class SlotConclusion(BaseModel):
     """One value of a profile slot and the memories behind it."""
 
+    #: the canonical value, the same in every language ("chengdu"): what restatements are matched on
     value: str
+    #: the value in the user's own words: "成都" for one who wrote 成都, "Chengdu" for one who wrote Chengdu
+    display: str = ""
     polarity: Polarity
     #: support from the backing memories (noisy-OR over the sessions that stated it), lowered by each
     #: contradicting claim

@@ -52,6 +52,7 @@ class AlertKind(StrEnum):
     FROZEN_CONFLICT = "frozen_conflict"  # a candidate contradicts a frozen item
     CORE_FULL = "core_full"  # an item qualifies for freezing but core is at capacity
     CONTRADICTION_REVIEW = "contradiction_review"  # contradictions passed the review threshold
+    REPEATED_CORRECTION = "repeated_correction"  # one fact corrected again and again: which value holds?
 
 
 class AlertStatus(StrEnum):

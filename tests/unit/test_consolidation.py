@@ -2,7 +2,7 @@
 what each step does, that every change is audited under the job's name, and that a second pass is a no-op."""
 
 from actors.gate_maintenance import CONSOLIDATION_ACTOR
-from schemas.enums import AlertKind, Kind, Layer, State
+from schemas.enums import AlertKind, Kind, Layer, Polarity, State
 from schemas.settings import Capacities, GatePolicy
 from tests.unit.gate_helpers import Clock, cand, engine
 
@@ -233,3 +233,22 @@ def test_cohort_claims_count_only_concluded_tastes_never_personal_facts():
         )
     gate.write(food("durian", "s1", "d9"))  # pending: not a conclusion yet
     assert cohort_claims(gate.active()) == {("preference.food", "positive", "ramen")}
+
+
+def test_a_restated_challenge_to_a_frozen_fact_stays_pending_through_consolidation():
+    gate = engine()
+    gate.write(cand("I'm allergic to peanuts", "s1", "d1", slot="basic.allergy", value="peanut"))
+    gate.write(cand("I'm allergic to peanuts", "s2", "d2", slot="basic.allergy", value="peanut"))
+    for n in (3, 4):
+        challenge, _ = gate.write(
+            cand(
+                "peanuts are fine",
+                f"s{n}",
+                f"d{n}",
+                slot="basic.allergy",
+                value="peanut",
+                polarity=Polarity.NEGATIVE,
+            )
+        )
+    gate.consolidate()
+    assert gate.get(challenge.memory_id).state is State.PENDING

@@ -88,6 +88,32 @@ def test_core_facts_are_templated_and_sections_follow_the_split():
     assert "went hiking with Bob" in context.memory_block and "annoying" not in context.memory_block
 
 
+def test_slot_values_show_in_the_users_own_words_and_style_as_instructed():
+    frozen = {"layer": Layer.CORE, "state": State.FROZEN}
+    active = [
+        item("我住在成都", slot="basic.residence", value="chengdu", **frozen),
+        item("我对花生酱过敏", slot="basic.allergy", value="peanut", **frozen),
+        item("I'm allergic to shellfish", slot="basic.allergy", value="shellfish", **frozen),
+        item("我喜欢吃火锅", slot="preference.food", value="hotpot", kind=Kind.PREFERENCE),
+        item(
+            "Please keep answers to three sentences",
+            slot="style.reply_length",
+            value="keep answers to three sentences",
+            kind=Kind.PREFERENCE,
+        ),
+    ]
+    context = render_session_context(active, POLICY, "s9", NOW)
+    assert set(context.sections["core"].splitlines()) == {
+        "- residence: 成都",
+        "- allergy: 花生酱",
+        "- allergy: Shellfish",
+    }
+    assert context.user_block.split(ENTRY_DELIMITER)[-2:] == [
+        "food: 火锅",
+        "reply length: keep answers to three sentences",
+    ]
+
+
 def test_each_section_stays_inside_its_share_of_the_budget():
     many = [
         item(

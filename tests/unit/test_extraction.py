@@ -140,6 +140,26 @@ SLOT_CASES: list[tuple[str, Want]] = [
     # what the user tells of the world around them, with enough content words
     ("Luna and Oliver are so sweet and playful, they liven up the house", Want(None, None, kind=Kind.FACT)),
     ("It was Matt Patterson, his voice and songs were amazing", Want(None, None, kind=Kind.EVENT)),
+    # a known allergen declared harmless denies the allergy
+    ("actually shellfish is fine for me now", Want("basic.allergy", "shellfish", NEG)),
+    ("Peanuts no longer bother me", Want("basic.allergy", "peanut", NEG)),
+    ("海鲜我现在吃没问题了", Want("basic.allergy", "seafood", NEG)),
+    ("我现在吃海鲜没事了", Want("basic.allergy", "seafood", NEG)),
+    # restatements in other words reach the same slot value
+    ("I work night shifts as a nurse", Want("basic.occupation", "nurse")),
+    ("我在医院上夜班，是护士", Want("basic.occupation", "nurse")),
+    ("On weekends I like to go fishing", Want("preference.hobby", "fishing")),
+    ("Fishing on weekends is my favourite", Want("preference.hobby", "fishing")),
+    ("我周末喜欢去钓鱼", Want("preference.hobby", "fishing")),
+    ("周末我最喜欢钓鱼了", Want("preference.hobby", "fishing")),
+    ("我很喜欢周末去钓鱼", Want("preference.hobby", "fishing")),
+    # style instructions: the value is the instruction, courtesy dropped
+    ("Please keep answers to three sentences", Want("style.reply_length", "keep answers to three sentences")),
+    ("Answer me in a table", Want("style.format", "answer me in a table")),
+    ("Please use bullet points in your answers", Want("style.format", "use bullet points in your answers")),
+    ("回答控制在三句话以内", Want("style.reply_length", "回答控制在三句话以内")),
+    ("请用表格回答我", Want("style.format", "用表格回答我")),
+    ("请分点回答", Want("style.format", "分点回答")),
 ]
 
 
@@ -194,6 +214,17 @@ NOTHING_CASES = [
     "   ",
     "my password is hunter2",
     "我的银行卡号是6222020200112345678",
+    # Chinese questions are ignored like English ones, with or without the question mark
+    "周末去哪玩比较好？",
+    "周末去哪玩比较好",
+    "你觉得我该学什么乐器",
+    "Where should I go this weekend?",
+    # after redaction only placeholders and the words naming them would remain
+    "Remember this: sk-proj-abcdef0123456789abcdef0123456789",
+    "记住：我的银行卡号是4111111111111111",
+    "My password is hunter2xyz, my card is 4111 1111 1111 1111",
+    "密码是 Abc!2345xyz",
+    "4111 1111 1111 1111",
 ]
 
 
@@ -293,6 +324,21 @@ def test_remember_this_forces_the_write(text: str) -> None:
     found = extract(text)
     assert found and all(c.forced and c.importance >= 0.9 for c in found)
     assert all(not re.match(r"(?i)remember|记住|帮我记", c.content) for c in found)
+
+
+def test_remembered_plain_words_are_as_sure_as_a_declared_fact() -> None:
+    (candidate,) = extract("Remember that I park on level three at work")
+    assert candidate.slot is None and candidate.confidence >= 0.85
+
+
+def test_a_secret_beside_real_content_keeps_the_content_redacted() -> None:
+    (candidate,) = extract("I changed my bank after they leaked my card 4111 1111 1111 1111")
+    assert "4111" not in candidate.content and "changed my bank" in candidate.content
+
+
+def test_statements_with_an_inner_question_word_are_still_statements() -> None:
+    assert extract("我不知道为什么总是失眠")
+    assert [c.value for c in extract("我住在成都。我对海鲜过敏！")] == ["chengdu", "seafood"]
 
 
 def test_one_off_emotion_is_a_state_never_a_profile_slot() -> None:

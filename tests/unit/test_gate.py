@@ -258,3 +258,108 @@ def test_archived_item_restated_is_restored():
     assert outcome.memory_id == first.memory_id
     assert gate.get(first.memory_id).layer is Layer.LONGTERM
     assert "restore" in [e.action for e in changes.events]
+
+
+# --- issue 9: what a user sees of the gates -------------------------------------------------------------
+
+
+def frozen_allergy(gate):
+    gate.write(allergy("s1", "d1"))
+    return gate.write(allergy("s2", "d2"))[0].memory_id
+
+
+def test_an_explicit_retraction_of_a_frozen_fact_is_kept_pending_with_an_alert():
+    gate = engine()
+    frozen_id = frozen_allergy(gate)
+    retraction = allergy(
+        "s3", "d3", polarity=Polarity.NEGATIVE, text="actually peanuts are fine", correction=True
+    )
+    outcome, changes = gate.write(retraction)
+    assert (outcome.action, outcome.state) == ("conflict", State.PENDING)
+    assert gate.get(frozen_id).state is State.FROZEN and gate.get(frozen_id).polarity is Polarity.POSITIVE
+    assert [a.kind for a in changes.alerts] == [AlertKind.FROZEN_CONFLICT]
+    assert gate.get(outcome.memory_id).conflicts_with == [frozen_id]
+
+
+def test_one_challenge_restated_in_three_sessions_opens_one_review_and_stays_pending():
+    gate = engine()
+    frozen_id = frozen_allergy(gate)
+    kinds = []
+    for n in range(4):
+        outcome, changes = gate.write(
+            allergy(f"s{n + 3}", f"d{n + 3}", polarity=Polarity.NEGATIVE, text="peanuts are fine for me")
+        )
+        kinds += [a.kind for a in changes.alerts]
+        assert (outcome.action, outcome.state) == ("conflict", State.PENDING)
+    assert kinds == [AlertKind.FROZEN_CONFLICT, AlertKind.CONTRADICTION_REVIEW]
+    assert gate.get(frozen_id).state is State.FROZEN
+    assert len(gate.get(outcome.memory_id).confirmed_sessions) == 4
+
+
+def test_a_value_replaced_by_correction_still_goes_through_unfreeze():
+    gate = engine()
+    gate.write(residence("Hangzhou", "s1", "d1"))
+    frozen_id = gate.write(residence("Hangzhou", "s2", "d2"))[0].memory_id
+    outcome, changes = gate.write(residence("Suzhou", "s3", "d3", correction=True))
+    assert (outcome.memory_id, outcome.action) == (frozen_id, "corrected") and not changes.alerts
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_a_fact_corrected_three_times_asks_for_one_review(frozen):
+    gate = engine()
+    gate.write(residence("Hangzhou", "s1", "d1"))
+    if frozen:
+        gate.write(residence("Hangzhou", "s2", "d2"))
+    alerts, ids = [], set()
+    for n, city in enumerate(["Suzhou", "Ningbo", "Wuxi", "Xiamen"]):
+        outcome, changes = gate.write(residence(city, f"s{n + 3}", f"d{n + 3}", correction=True))
+        alerts += changes.alerts
+        ids.add(outcome.memory_id)
+    assert [a.kind for a in alerts] == [AlertKind.REPEATED_CORRECTION]
+    current = gate.get(outcome.memory_id)
+    assert current.value == "xiamen" and len(current.supersedes) == 4
+    assert alerts[0].memory_id in ids and set(alerts[0].related_ids) <= set(current.supersedes)
+
+
+def remembered(text, session, dialog, confidence=0.85):
+    found = cand(text, session, dialog, forced=True)
+    found.confidence = confidence
+    return found
+
+
+def test_a_remembered_fact_restated_in_three_sessions_freezes():
+    gate = engine()
+    first, _ = gate.write(remembered("I park on level three", "s1", "d1"))
+    assert (first.state, first.layer) == (State.PENDING, Layer.LONGTERM)
+    second, _ = gate.write(remembered("I park on level three", "s2", "d2"))
+    assert (second.state, second.layer) == (State.CONFIRMED, Layer.LONGTERM)
+    third, changes = gate.write(remembered("I park on level three", "s3", "d3"))
+    assert (third.state, third.layer) == (State.FROZEN, Layer.CORE)
+    assert gate.get(third.memory_id).confidence > 0.9
+    assert changes.events[-1].reason.startswith("declared_restated")
+
+
+def test_a_remembered_fact_needs_confidence_above_the_bar_to_freeze():
+    gate = engine()
+    for n in range(3):
+        outcome, _ = gate.write(remembered("my locker is 27", f"s{n + 1}", f"d{n + 1}", confidence=0.8))
+    assert outcome.state is State.CONFIRMED  # 0.8 + 2 × 0.05 = 0.9: not above 0.9
+
+
+def test_a_full_core_names_its_lowest_value_item_and_evicts_nothing():
+    gate = engine(core=2)
+    frozen_allergy(gate)
+    gate.write(residence("Hangzhou", "s1", "d3"))
+    weak = gate.write(residence("Hangzhou", "s2", "d4"))[0].memory_id
+    gate.get(weak).importance = 0.1  # worth less than the allergy
+    for n in range(2):
+        gate.write(remembered("I park on level three", f"s{n + 1}", f"d{n + 5}"))
+    outcome, changes = gate.write(remembered("I park on level three", "s3", "d7"))
+    assert (outcome.state, outcome.layer) == (State.CONFIRMED, Layer.LONGTERM)
+    (alert,) = changes.alerts
+    assert (alert.kind, alert.memory_id, alert.related_ids) == (
+        AlertKind.CORE_FULL,
+        outcome.memory_id,
+        [weak],
+    )
+    assert gate.count(Layer.CORE) == 2 and gate.get(weak).is_frozen

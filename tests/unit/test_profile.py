@@ -131,10 +131,10 @@ def item(
     **extra,
 ) -> MemoryItem:
     at = NOW - timedelta(days=days_ago)
+    extra.setdefault("content", f"{slot} {value}")
     return MemoryItem(
         tenant_id="t",
         user_id="u",
-        content=f"{slot} {value}",
         kind=kind,
         slot=slot,
         value=value,
@@ -152,6 +152,15 @@ def item(
 
 def build(active, history=()):
     return slots_of(ProfileBuilder(GatePolicy(), NOW).build("u", list(active), list(history)))
+
+
+def test_a_conclusion_keeps_the_canonical_value_and_shows_the_users_words():
+    zh = item("basic.residence", "chengdu", content="我住在成都")
+    en = item("basic.allergy", "seafood", content="I'm allergic to seafood")
+    slots = build([zh, en])
+    (home,) = slots["basic.residence"].conclusions
+    assert (home.value, home.display) == ("chengdu", "成都")
+    assert slots["basic.allergy"].conclusions[0].display == "Seafood"
 
 
 def test_support_grows_with_sessions_and_each_challenger_lowers_it():
