@@ -6,9 +6,10 @@ For the ``memory`` system each conversation becomes one user of a fresh tenant, 
 through ``UserMemoryService.write_turns`` — rule extraction, both gates and the default capacities (working
 200, long-term 1000, core 50; nothing raised for the benchmark) — over a real ``MemoryStore`` (SQLite in a
 temporary directory) and the E5 embedder; recall reads only the service's in-memory routes, as in a host.
-The service's clock follows the conversation: each session is written at its own date, questions are asked the day after the last session. Each question is
-then one ``recall`` (k hits, archive included); its ranked dialog ids are the hits' source dialog ids, best
-hit first (a merged memory contributes all of its sources, in order).
+The service's clock follows the conversation: each session is written at its own date, questions are
+asked the day after the last session. Each question is then one ``recall`` (k hits, archive included); its
+ranked dialog ids are the hits' source dialog ids, best hit first (a merged memory contributes all of its
+sources, in order).
 
 Output: one JSON line per question, ``{"sample_id", "question_index", "ranked_dia_ids"}``. When the file
 carries evidence, recall figures per category are printed (``serve.eval_metrics``); the ranking itself
