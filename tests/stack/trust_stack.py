@@ -159,9 +159,10 @@ WORDS = (
 
 
 def fact_text(n: int) -> str:
-    """A distinct, memorable declaration per n (the extractor keeps "remember" turns)."""
+    """A distinct, memorable declaration per n (the extractor keeps "remember" turns). Its two made-up words
+    are its own: sentences sharing most of their words would be taken for restatements of one fact."""
     a, b, c = WORDS[n % len(WORDS)], WORDS[(n // len(WORDS)) % len(WORDS)], WORDS[(n * 7 + 3) % len(WORDS)]
-    return f"Remember this: my locker code word number {n} is {a} {b} {c}"
+    return f"Remember this: locker {a}{n} is painted {c}{b}"
 
 
 async def write_until_acknowledged(
