@@ -18,7 +18,7 @@ from actors.runtime.host import host_name
 from actors.runtime.pool import HostRouter, pool_actor
 from actors.runtime.rendezvous import host_of
 from schemas.api import WriteMemoryRequest
-from tests.stack.trust_stack import _kill_named, new_tenant, private_app, stream_writes
+from tests.stack.trust_stack import kill_app_actors, new_tenant, private_app, stream_writes
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]
 
@@ -34,7 +34,7 @@ def one_host(ray_session, make_stack_settings):
     pool = pool_actor(settings)
     ray.get(pool.ensure.remote())
     yield settings, store, ray.get_actor(host_name(0), namespace=settings.namespace)
-    _kill_named(settings.namespace)
+    kill_app_actors(settings.namespace)
     store.dispose()
 
 

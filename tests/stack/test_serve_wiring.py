@@ -18,7 +18,7 @@ from actors.runtime.host import POOL_ACTOR_NAME
 from schemas.api import WriteMemoryRequest, WriteResult
 from schemas.settings import HermesSettings
 from tests.conftest import free_port
-from tests.stack.trust_stack import _kill_named
+from tests.stack.trust_stack import kill_app_actors
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]
 
@@ -66,7 +66,7 @@ def wiring(serve_port, tmp_path_factory):
     with httpx.Client(base_url=f"http://127.0.0.1:{serve_port}{PREFIX}", timeout=60) as http:
         yield http, handle, keys, settings
     serve.delete(APP_NAME)
-    _kill_named(settings.namespace)
+    kill_app_actors(settings.namespace)
     store.dispose()
 
 

@@ -10,6 +10,9 @@ from urllib.parse import quote
 import httpx
 import pytest
 
+from actors.store.milvus import MilvusIndex
+from tests.stack.trust_stack import converge, kill_app_actors
+
 pytestmark = [pytest.mark.stack, pytest.mark.slow]
 
 
@@ -133,8 +136,9 @@ def test_other_tenant_cannot_read_recall_or_erase(http, sql_store, tenant_key):
 
 
 @pytest.fixture(scope="module")
-def postgres_app(serve_app, make_stack_settings, postgres_url):
-    """A second app of the same stack whose SQL store is a fresh PostgreSQL database."""
+def postgres_app(serve_app, make_stack_settings, postgres_url, milvus_standalone):
+    """A second app of the same stack in the production shape: a fresh PostgreSQL database as the source of
+    truth and the Milvus standalone server as the vector index."""
     import psycopg
     from ray import serve
 
@@ -146,14 +150,17 @@ def postgres_app(serve_app, make_stack_settings, postgres_url):
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{database}"')
     settings = make_stack_settings(
-        sql_url=postgres_url.rsplit("/", 1)[0] + f"/{database}", namespace="hermes-test-pg"
+        sql_url=postgres_url.rsplit("/", 1)[0] + f"/{database}",
+        namespace="hermes-test-pg",
+        milvus_uri=milvus_standalone.uri,
     )
     store = MemoryStore.from_settings(settings)
     store.create_schema()
     key = store.create_tenant("pgtenant")
     serve.run(build_app(settings), name="hermes-pg", route_prefix="/pg")
-    yield f"{serve_app}/pg", key, store
+    yield f"{serve_app}/pg", key, store, settings
     serve.delete("hermes-pg")
+    kill_app_actors(settings.namespace)
     store.dispose()
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE "{database}" WITH (FORCE)')
@@ -161,7 +168,7 @@ def postgres_app(serve_app, make_stack_settings, postgres_url):
 
 @pytest.mark.postgres
 def test_fifty_concurrent_writes_against_postgres(postgres_app):
-    base, key, store = postgres_app
+    base, key, store, settings = postgres_app
 
     async def burst():
         async with httpx.AsyncClient(base_url=base, timeout=120) as client:
@@ -184,3 +191,9 @@ def test_fifty_concurrent_writes_against_postgres(postgres_app):
     stored = store.list_items("pgtenant", "pguser", limit=500)
     assert sorted(d for i in stored for d in i.source_dialog_ids) == sorted(f"d{n}" for n in range(50))
     assert all(i.embedding is not None for i in stored)
+    converge(settings)  # the hosts' outbox, applied to the Milvus server
+    index = MilvusIndex(settings.milvus_uri, settings.milvus_collection, 384)
+    try:
+        assert index.ids("pgtenant") == set(store.indexed_versions("pgtenant")) != set()
+    finally:
+        index.close()

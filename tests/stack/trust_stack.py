@@ -70,11 +70,11 @@ def private_app(serve_base: str, make_stack_settings, name: str, **overrides) ->
         yield PrivateApp(name, f"{serve_base}/{name}", settings, store)
     finally:
         serve.delete(f"hermes-{name}")
-        _kill_named(settings.namespace)
+        kill_app_actors(settings.namespace)
         store.dispose()
 
 
-def _kill_named(namespace: str) -> None:
+def kill_app_actors(namespace: str) -> None:
     """The app's detached actors outlive ``serve.delete``: its hosts (users passivated first), then
     the pool."""
     try:
