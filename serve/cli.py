@@ -99,7 +99,7 @@ def _cmd_eval_locomo(args: argparse.Namespace) -> int:
     from serve import eval_locomo  # heavy imports (embedder, Milvus) only for this command
 
     systems = list(eval_locomo.SYSTEMS) if args.system == "all" else [args.system]
-    eval_locomo.run(args.data, args.out, k=args.k, systems=systems, settings=HermesSettings())
+    eval_locomo.run(args.data, args.out, k=args.k, systems=systems)
     return 0
 
 

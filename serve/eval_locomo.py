@@ -33,7 +33,7 @@ from actors.embedding import E5Embedder, Embedder
 from actors.service import UserMemoryService
 from actors.store.sql import MemoryStore
 from schemas import api
-from schemas.settings import GatePolicy, HermesSettings
+from schemas.settings import GatePolicy
 from serve.eval_baselines import BM25Baseline, DenseBaseline
 from serve.eval_data import Conversation, load_conversations
 from serve.eval_metrics import load_evidence, score, table
@@ -169,7 +169,7 @@ def _print(message: str) -> None:
     print(message, flush=True)
 
 
-def _rankers(systems: list[str], embedder: Embedder, stack: ExitStack, settings: HermesSettings) -> dict:
+def _rankers(systems: list[str], embedder: Embedder, stack: ExitStack) -> dict:
     rankers: dict = {"bm25": BM25Baseline(), "dense": DenseBaseline(embedder)}
     if "memory" in systems:  # only the memory system needs SQL
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hermes-locomo-")))
@@ -183,7 +183,6 @@ def run(
     out: Path,
     k: int = 50,
     systems: list[str] | None = None,
-    settings: HermesSettings | None = None,
     log: Callable[[str], None] = _print,
 ) -> dict:
     """Rank every question with each system, write the rankings, and return the figures (empty without
@@ -194,7 +193,7 @@ def run(
     graded = load_evidence(data)
     figures = {}
     with ExitStack() as stack:
-        rankers = _rankers(systems, embedder, stack, settings or HermesSettings())
+        rankers = _rankers(systems, embedder, stack)
         for system in systems:
             started = time.monotonic()
             rankings = []
