@@ -35,8 +35,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from actors.gate import same_words
-from actors.keywords import BM25 as KeywordIndex
-from actors.keywords import asks_about_the_past, query_slots, tokenize
+from actors.keywords import BM25, asks_about_the_past, query_slots, tokenize
 from actors.memory import MemoryItem
 from actors.recall_view import top
 from actors.tracing import span
@@ -48,8 +47,6 @@ if TYPE_CHECKING:
     from actors.recall_view import ActiveView
     from actors.service import UserMemoryService
 
-ACTIVE_LAYERS = frozenset({Layer.WORKING, Layer.LONGTERM, Layer.CORE})
-ARCHIVE_LAYERS = frozenset({Layer.ARCHIVE})
 #: archived hits enter only when active recall is weak; there a mild penalty is all they need: on the LoCoMo
 #: dev file (most episodic turns end up archived under the default capacities) 0.85 cost 0.03 recall@10
 #: against 0.95, and 0.95 keeps an active item ahead of an archived one that ranks the same
@@ -106,21 +103,23 @@ class RecallEngine:
         active = view.items
         terms = tokenize(req.query)
         with span("recall.semantic", docs=len(active)):
-            self._ranked("semantic", [memory_id for memory_id, _ in view.nearest(query_vector, depth)])
+            similarities = view.similarities(query_vector)
+            self._ranked("semantic", [active[n].memory_id for n in top(similarities, depth)])
         self._ranked("keyword", self._keyword(active, view.keywords, terms, depth))
         strong = [c for c in self.pool.values() if self._relevance(c) > STRONG_RELEVANCE]
         if req.include_archive and len(strong) < req.k:
             # weak active recall: rank the archive together with the active items, so an archived hit
             # competes on the same rank scale instead of on a separate list of its own
             with span("recall.archive"):
-                archived, scores = self.service.archive_view().scored(query_vector)
+                archive = self.service.archive_view()
+                archived, scores = archive.scored(query_vector)
                 joint = active + archived
-                joint_scores = np.concatenate([view.matrix @ query_vector, scores]) if joint else scores
                 by_id = {i.memory_id: i for i in archived}
                 for c in self.pool.values():
                     c.semantic = c.keyword = 0.0
+                joint_scores = np.concatenate([similarities, scores])
                 self._ranked("semantic", [joint[n].memory_id for n in top(joint_scores, depth)], by_id)
-                keywords = KeywordIndex([tokenize(i.content) for i in joint]) if archived else view.keywords
+                keywords = archive.keywords_with(view)
                 self._ranked("keyword", self._keyword(joint, keywords, terms, depth), by_id)
         self._slots(active, req.query)
         self._relations(view, req.query)
@@ -133,7 +132,7 @@ class RecallEngine:
     # ------------------------------------------------------------------ routes
 
     @staticmethod
-    def _keyword(items: list[MemoryItem], index: KeywordIndex, terms: list[str], depth: int) -> list[str]:
+    def _keyword(items: list[MemoryItem], index: BM25, terms: list[str], depth: int) -> list[str]:
         if not items or not terms:
             return []
         with span("recall.keyword", docs=len(items)):

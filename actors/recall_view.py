@@ -58,10 +58,12 @@ class ActiveView:
     def graph(self) -> EntityGraph:
         return EntityGraph.from_items(self.items)
 
+    def similarities(self, vector: np.ndarray) -> np.ndarray:
+        """Cosine similarity of the vector to each item, in ``items`` order."""
+        return self.matrix @ vector if self.items else np.zeros(0, dtype=np.float32)
+
     def nearest(self, vector: np.ndarray, depth: int) -> list[tuple[str, float]]:
-        if not self.items:
-            return []
-        scores = self.matrix @ vector
+        scores = self.similarities(vector)
         return [(self.items[n].memory_id, float(scores[n])) for n in top(scores, depth)]
 
 
@@ -73,6 +75,8 @@ class ArchiveView:
         self.dim = dim
         self.items: dict[str, MemoryItem] = {item.memory_id: item for item in load()}
         self._matrix: tuple[list[MemoryItem], np.ndarray] | None = None
+        #: BM25 over the active items of one view followed by the archive, kept while neither changes
+        self._joint: tuple[ActiveView, BM25] | None = None
 
     def apply(self, changed: Iterable[MemoryItem], forgotten: Iterable[str] = ()) -> None:
         for item in changed:
@@ -80,16 +84,23 @@ class ArchiveView:
                 self.items[item.memory_id] = item
             elif self.items.pop(item.memory_id, None) is None:
                 continue
-            self._matrix = None
+            self._matrix = self._joint = None
         for memory_id in forgotten:
             if self.items.pop(memory_id, None) is not None:
-                self._matrix = None
+                self._matrix = self._joint = None
 
     def rows(self) -> tuple[list[MemoryItem], np.ndarray]:
         if self._matrix is None:
             items = list(self.items.values())
             self._matrix = (items, stacked(items, self.dim, np.float16))
         return self._matrix
+
+    def keywords_with(self, view: ActiveView) -> BM25:
+        """The keyword index of the view's active items followed by the archive's (``rows()`` order)."""
+        if self._joint is None or self._joint[0] is not view:
+            archived, _ = self.rows()
+            self._joint = (view, BM25([tokenize(i.content) for i in view.items + archived]))
+        return self._joint[1]
 
     def scored(self, vector: np.ndarray) -> tuple[list[MemoryItem], np.ndarray]:
         items, matrix = self.rows()

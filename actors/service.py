@@ -92,9 +92,13 @@ class UserMemoryService(ServiceMaintenance):
             alerts = self.store.alerts(self.tenant_id, self.user_id, AlertStatus.OPEN)
         engine = GateEngine(self.tenant_id, self.user_id, self.policy, items, clock=self.clock)
         engine.seed_alerts(alerts)
+        self._forget_derived()
+        return engine
+
+    def _forget_derived(self) -> None:
+        """A new engine: the heat and recall structures derived from the old one's items go."""
         self._pending_access = GateChanges()
         self._view = self._archive = None
-        return engine
 
     def active_view(self) -> ActiveView:
         """The active items and their recall structures; rebuilt only after the items changed."""
@@ -420,9 +424,8 @@ class UserMemoryService(ServiceMaintenance):
     def erase_user(self, req: api.EraseRequest) -> api.EraseResult:
         removed = self.store.erase_user(self.tenant_id, self.user_id, reason=req.reason, fence=self.fence)
         self.engine = GateEngine(self.tenant_id, self.user_id, self.policy, clock=self.clock)
-        self._pending_access = GateChanges()
-        self._queries.clear()
-        self._view = self._archive = None
+        self._forget_derived()
+        self._queries.clear()  # the user's own questions go with them
         self._on_index_change()
         return api.EraseResult(user_id=self.user_id, items_removed=removed)
 

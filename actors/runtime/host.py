@@ -359,9 +359,8 @@ class UserHost:
         """In a worker thread, holding the user's mailbox."""
         with attached(trace_context), span(f"host.{name}", tenant_id=key[0], host=self.name):
             for attempt in (1, 2):
-                service = self._current(key, resident)
-                try:
-                    return operation(service)
+                try:  # a claim raced by another claimant's first one is lost like a commit
+                    return operation(self._current(key, resident))
                 except OwnershipLost:
                     resident.service = None
                     self._refresh_pool_size()
@@ -429,11 +428,7 @@ class UserHost:
         if resident is None:
             return
         async with resident.mailbox:
-            if resident.service is not None:
-                try:
-                    await asyncio.to_thread(resident.service.flush_access)
-                except HermesError as exc:  # heat is a hint: losing it must not keep a user resident
-                    log.warning("%s: recall heat of %s not saved: %s", self.name, key[1], exc)
+            await self._flush_heat(key, resident)
             if resident.waiting or self._residents.get(key) is not resident:
                 return
             del self._residents[key]
@@ -457,11 +452,18 @@ class UserHost:
                     self._idle_passivations += 1
                 elif resident.service is not None and resident.service.has_pending_access:
                     async with resident.mailbox:
-                        try:
-                            await asyncio.to_thread(resident.service.flush_access)
-                        except HermesError as exc:
-                            log.warning("%s: recall heat of %s not saved: %s", self.name, key[1], exc)
-                            resident.service = None  # reload from SQL on the next call
+                        await self._flush_heat(key, resident)
+
+    async def _flush_heat(self, key: UserKey, resident: _Resident) -> None:
+        """Write the user's batched recall heat; holding the mailbox. Heat is a hint: when it cannot be
+        written it is dropped with the user's copy (reloaded from SQL on the next call), never retried."""
+        if resident.service is None:
+            return
+        try:
+            await asyncio.to_thread(resident.service.flush_access)
+        except HermesError as exc:
+            log.warning("%s: recall heat of %s not saved: %s", self.name, key[1], exc)
+            resident.service = None
 
     # ------------------------------------------------------------------------------ outbox
 

@@ -273,14 +273,6 @@ class MemoryStore(JobRecords):
         query = query.order_by(MemoryItemRow.updated_at.desc(), MemoryItemRow.memory_id)
         return self._items("slot_history", query.limit(limit))
 
-    def archived_ids(self, tenant_id: str, user_id: str) -> list[str]:
-        """Ids of the user's archived items: they stay in the vector index for the archive route."""
-        query = select(MemoryItemRow.memory_id).where(
-            *_user_scope(tenant_id, user_id), MemoryItemRow.layer == Layer.ARCHIVE
-        )
-        with self._reading("archived_ids") as session:
-            return list(session.scalars(query))
-
     def users(self, tenant_id: str) -> list[str]:
         """Users of the tenant that have at least one stored item."""
         query = (

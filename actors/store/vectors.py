@@ -52,5 +52,5 @@ class VectorIndex(Protocol):
         ...
 
     def ids(self, tenant_id: str, user_id: str | None = None) -> set[str]:
-        """Every memory id indexed for the tenant (or one user): what reconcile compares with SQL."""
+        """Every memory id indexed for the tenant (or one user): what the reindex job compares with SQL."""
         ...

@@ -1,5 +1,5 @@
 """How the per-call cost of Milvus grows with the tenant's partition: one user's filtered search (the recall's
-semantic route) and the listing of one user's ids (what an actor's activation reconciles), timed straight
+semantic route) and the listing of one user's ids (what the reindex job compares with SQL), timed straight
 through ``MilvusIndex`` while nothing else queries; on milvus-lite (default) or the Milvus 2.3 standalone
 server (``--server standalone``).
 
