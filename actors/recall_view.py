@@ -21,12 +21,44 @@ from actors.relations import EntityGraph
 from schemas.enums import Layer, State
 
 
-def stacked(items: list[MemoryItem], dim: int, dtype: type = np.float32) -> np.ndarray:
-    """The items' stored embeddings as rows (a zero row where one is missing or of another size)."""
+def recall_text(item: MemoryItem) -> str:
+    """What the keyword route matches: the memory, and the whole turn it was cut from when there is one."""
+    return item.content if item.source_text is None else f"{item.content} {item.source_text}"
+
+
+def _vector(blob: bytes | None, dim: int) -> np.ndarray | None:
+    return np.frombuffer(blob, dtype=np.float32) if blob is not None and len(blob) == 4 * dim else None
+
+
+def own_vector(item: MemoryItem, dim: int) -> np.ndarray:
+    """The memory's own embedding (zeros when it has none of this size): what restatements are told by."""
+    own = _vector(item.embedding, dim)
+    return np.zeros(dim, dtype=np.float32) if own is None else own
+
+
+def recall_vector(item: MemoryItem, dim: int) -> np.ndarray:
+    """What the semantic route matches: the memory's embedding, averaged with its source turn's when it has
+    one (a clause alone loses the turn's context; the turn alone blurs which part was remembered), as a unit
+    vector; zeros when the item has no embedding of this size."""
+    own, turn = _vector(item.embedding, dim), _vector(item.source_embedding, dim)
+    if own is None:
+        return np.zeros(dim, dtype=np.float32)
+    if turn is None:
+        return own
+    mean = own + turn
+    return mean / (np.linalg.norm(mean) or 1.0)
+
+
+def stacked(
+    items: list[MemoryItem],
+    dim: int,
+    vector: Callable[[MemoryItem, int], np.ndarray] = recall_vector,
+    dtype: type = np.float32,
+) -> np.ndarray:
+    """The items' vectors as rows (recall vectors unless told otherwise)."""
     matrix = np.zeros((len(items), dim), dtype=dtype)
     for row, item in enumerate(items):
-        if item.embedding is not None and len(item.embedding) == 4 * dim:
-            matrix[row] = np.frombuffer(item.embedding, dtype=np.float32)
+        matrix[row] = vector(item, dim)
     return matrix
 
 
@@ -51,8 +83,12 @@ class ActiveView:
         return stacked(self.items, self.dim)
 
     @cached_property
+    def own_matrix(self) -> np.ndarray:
+        return stacked(self.items, self.dim, own_vector)
+
+    @cached_property
     def keywords(self) -> BM25:
-        return BM25([tokenize(item.content) for item in self.items])
+        return BM25([tokenize(recall_text(item)) for item in self.items])
 
     @cached_property
     def graph(self) -> EntityGraph:
@@ -63,7 +99,8 @@ class ActiveView:
         return self.matrix @ vector if self.items else np.zeros(0, dtype=np.float32)
 
     def nearest(self, vector: np.ndarray, depth: int) -> list[tuple[str, float]]:
-        scores = self.similarities(vector)
+        """The items whose own embeddings are closest to the vector: the gate's restatement candidates."""
+        scores = self.own_matrix @ vector if self.items else np.zeros(0, dtype=np.float32)
         return [(self.items[n].memory_id, float(scores[n])) for n in top(scores, depth)]
 
 
@@ -92,14 +129,14 @@ class ArchiveView:
     def rows(self) -> tuple[list[MemoryItem], np.ndarray]:
         if self._matrix is None:
             items = list(self.items.values())
-            self._matrix = (items, stacked(items, self.dim, np.float16))
+            self._matrix = (items, stacked(items, self.dim, dtype=np.float16))
         return self._matrix
 
     def keywords_with(self, view: ActiveView) -> BM25:
         """The keyword index of the view's active items followed by the archive's (``rows()`` order)."""
         if self._joint is None or self._joint[0] is not view:
             archived, _ = self.rows()
-            self._joint = (view, BM25([tokenize(i.content) for i in view.items + archived]))
+            self._joint = (view, BM25([tokenize(recall_text(i)) for i in view.items + archived]))
         return self._joint[1]
 
     def scored(self, vector: np.ndarray) -> tuple[list[MemoryItem], np.ndarray]:

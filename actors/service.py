@@ -177,10 +177,13 @@ class UserMemoryService(ServiceMaintenance):
     def _apply_candidates(
         self, candidates: list[Candidate], request_id: str | None, ignored: int
     ) -> api.WriteResult:
-        vectors = self._embed([c.content for c in candidates])
+        turns = list(dict.fromkeys(c.source_text for c in candidates if c.source_text))
+        embedded = self._embed([c.content for c in candidates] + turns)
+        vectors = embedded[: len(candidates)]
+        turn_vectors = dict(zip(turns, embedded[len(candidates) :], strict=True))
         for attempt in (1, 2):
             try:
-                outcomes, changes = self._decide(candidates, vectors)
+                outcomes, changes = self._decide(candidates, vectors, turn_vectors)
                 result = self._result(outcomes, ignored, changes.alerts)
                 self._commit(changes, request_id=request_id, result=result.model_dump(mode="json"))
                 return result
@@ -190,7 +193,9 @@ class UserMemoryService(ServiceMaintenance):
                 self.engine = self._load()  # someone (a job) changed this user under the optimistic lock
         raise AssertionError("unreachable")
 
-    def _decide(self, candidates: list[Candidate], vectors: np.ndarray) -> tuple[list[Outcome], GateChanges]:
+    def _decide(
+        self, candidates: list[Candidate], vectors: np.ndarray, turn_vectors: dict[str, np.ndarray]
+    ) -> tuple[list[Outcome], GateChanges]:
         changes = GateChanges()
         outcomes: list[Outcome] = []
         with span("gate.write", candidates=len(candidates)):
@@ -200,6 +205,9 @@ class UserMemoryService(ServiceMaintenance):
                 for item in step.upserted.values():
                     if item.embedding is None and item.content_hash == content_hash(cand.content):
                         item.embedding = vector.astype(np.float32).tobytes()
+                    turn = turn_vectors.get(item.source_text or "")
+                    if item.source_embedding is None and turn is not None:
+                        item.source_embedding = turn.astype(np.float32).tobytes()
                 outcomes.append(outcome)
                 changes.merge(step)
                 if step.upserted:
