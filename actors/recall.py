@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from actors.gate import same_words
-from actors.keywords import BM25, asks_about_the_past, query_slots, tokenize
+from actors.keywords import BM25, asks_about_the_past, joint_scores, query_slots, tokenize
 from actors.memory import MemoryItem
 from actors.recall_view import top
 from actors.tracing import span
@@ -101,17 +101,16 @@ class RecallEngine:
         self.past = asks_about_the_past(req.query)
         view = self.service.active_view()
         active = searched = view.items
-        keywords = view.keywords
+        keywords = [view.keywords]
         archived: dict[str, MemoryItem] = {}
         with span("recall.semantic", docs=len(active)):
             similarities = view.similarities(query_vector)
         if req.include_archive:
             with span("recall.archive"):
-                archive = self.service.archive_view()
-                archived_items, scores = archive.scored(query_vector)
+                archived_items, vectors, archived_keywords = self.service.archive_view().rows()
                 searched = active + archived_items
-                similarities = np.concatenate([similarities, scores])
-                keywords = archive.keywords_with(view)
+                similarities = np.concatenate([similarities, vectors @ query_vector])
+                keywords.append(archived_keywords)
                 archived = {i.memory_id: i for i in archived_items}
         self._ranked("semantic", [searched[n].memory_id for n in top(similarities, depth)], archived)
         self._ranked("keyword", self._keyword(searched, keywords, tokenize(req.query), depth), archived)
@@ -127,11 +126,12 @@ class RecallEngine:
     # ------------------------------------------------------------------ routes
 
     @staticmethod
-    def _keyword(items: list[MemoryItem], index: BM25, terms: list[str], depth: int) -> list[str]:
+    def _keyword(items: list[MemoryItem], parts: list[BM25], terms: list[str], depth: int) -> list[str]:
+        """The items by BM25 over ``parts`` (the postings of ``items``, in order), as one index."""
         if not items or not terms:
             return []
         with span("recall.keyword", docs=len(items)):
-            scores = index.scores(terms)
+            scores = joint_scores(parts, terms)
         return [items[n].memory_id for n in top(scores, depth) if scores[n] > 0]
 
     def _ranked(self, route: str, ranked: list[str], archived: dict[str, MemoryItem]) -> None:

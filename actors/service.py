@@ -26,7 +26,7 @@ from actors.gate import GateEngine, Outcome
 from actors.memory import Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.profile import ProfileBuilder
 from actors.recall import RecallEngine
-from actors.recall_view import ActiveView, ArchiveView
+from actors.recall_view import ActiveView, ArchiveView, Tokenized
 from actors.redaction import Neutralized, neutralize_injection, redact
 from actors.service_maintenance import ServiceMaintenance
 from actors.store.sql import MemoryStore
@@ -83,6 +83,7 @@ class UserMemoryService(ServiceMaintenance):
         self._pending_access = GateChanges()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._view: ActiveView | None = None
+        self._tokenized = Tokenized()
         self._archive: ArchiveView | None = None
         self.engine = self._load()
 
@@ -99,11 +100,12 @@ class UserMemoryService(ServiceMaintenance):
         """A new engine: the heat and recall structures derived from the old one's items go."""
         self._pending_access = GateChanges()
         self._view = self._archive = None
+        self._tokenized = Tokenized()
 
     def active_view(self) -> ActiveView:
         """The active items and their recall structures; rebuilt only after the items changed."""
         if self._view is None:
-            self._view = ActiveView(self.engine.active(), self.embedder.dim)
+            self._view = ActiveView(self.engine.active(), self.embedder.dim, self._tokenized)
         return self._view
 
     def archive_view(self) -> ArchiveView:
@@ -123,8 +125,10 @@ class UserMemoryService(ServiceMaintenance):
     def resident_bytes(self) -> int:
         """Rough bytes this user holds in memory: items with their stored vectors, the recall matrix, keyword
         postings and entity graph (calibrated with tracemalloc on a full user: docs/benchmarks.md)."""
-        per_item = 2600 + 2 * 4 * self.embedder.dim
-        archived = 0 if self._archive is None else len(self._archive.items) * (2000 + 6 * self.embedder.dim)
+        # per active item: its own and its source turn's vector, and a row in each of the view's two matrices;
+        # per archived item: the two vectors and an int8 row
+        per_item = 2800 + 4 * 4 * self.embedder.dim
+        archived = 0 if self._archive is None else len(self._archive.items) * (2200 + 9 * self.embedder.dim)
         return len(self.engine.items) * per_item + archived
 
     # ------------------------------------------------------------------ writes
@@ -274,7 +278,14 @@ class UserMemoryService(ServiceMaintenance):
             self._commit(GateChanges(), index_items=())
 
     def _fill_missing_embeddings(self, items: Iterable[MemoryItem]) -> None:
-        missing = [i for i in items if i.embedding is None and i.state is not State.DELETED]
+        items = [i for i in items if i.state is not State.DELETED]
+        for item in items:
+            if item.merged_from and item.source_embedding is None:
+                # a summary's turns: the mean of its sources' turn vectors (their own where they have none)
+                item.source_embedding = summary_vector(
+                    item, self.engine.items, lambda source: source.source_embedding or source.embedding
+                )
+        missing = [i for i in items if i.embedding is None]
         for item in missing:
             item.embedding = summary_vector(item, self.engine.items)
         missing = [i for i in missing if i.embedding is None]
