@@ -109,13 +109,15 @@ def _is_our_server(pid: int, data_dir: str) -> bool:
 
 
 def _has_exited(pid: int) -> bool:
-    """Gone, or a zombie: its exit has finished, so its files (and the data dir lock) are closed. A process
-    still exiting has already lost its cmdline, which is why ``_is_our_server`` cannot tell this."""
+    """Gone, or a zombie with no thread left: its exit has finished, so its files (and the data dir lock)
+    are closed. A process still exiting has already lost its cmdline, which is why ``_is_our_server`` cannot
+    tell this; and its main thread shows as a zombie while other threads still shut down."""
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        threads = len(os.listdir(f"/proc/{pid}/task"))
     except (OSError, IndexError):
         return True
-    return state in {"Z", "X"}
+    return state in {"Z", "X"} and threads <= 1
 
 
 def _terminate(pid: int, is_alive, timeout: float) -> None:
