@@ -23,9 +23,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from actors.errors import HermesError
-from actors.store.sql import MemoryStore
-from actors.store.sql_tenants import TenantLimits
+from actors.core.errors import HermesError
+from actors.store.sql.store import MemoryStore
+from actors.store.sql.tenants import TenantLimits
 
 #: how long a replica trusts the limits and user counts it read from SQL
 REFRESH_SECONDS = 5.0

@@ -312,7 +312,7 @@ class E5:
 
     def __init__(self) -> None:
         sys.path.insert(0, str(REPO_ROOT))
-        from actors.embedding import E5Embedder
+        from actors.adapters.embedding import E5Embedder
 
         self._embedder = E5Embedder()
         self._embedder.embed_queries(["warm up"])  # loads the model

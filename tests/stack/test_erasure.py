@@ -26,7 +26,7 @@ def tiny_tenant(sql_store):
 
 @pytest.fixture
 def milvus(stack_settings):
-    from actors.store.milvus import MilvusIndex
+    from actors.store.vectors.milvus import MilvusIndex
 
     index = MilvusIndex(stack_settings.milvus_uri, stack_settings.milvus_collection, E5_DIM)
     yield index
