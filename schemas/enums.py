@@ -1,4 +1,5 @@
-"""The vocabulary of the memory model (SPEC §2, §4): layers, states, kinds, polarity, sources, alerts."""
+"""The vocabulary of the memory model (docs/design.md#the-memory-model): layers, states, kinds, polarity,
+sources, alerts."""
 
 from enum import StrEnum
 

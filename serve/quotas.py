@@ -1,4 +1,5 @@
-"""Per-tenant quotas and rate limits (SPEC §9): one tenant's traffic must not starve the others.
+"""Per-tenant quotas and rate limits (docs/trust.md#2-isolation): one tenant's traffic must not starve the
+others.
 
 Limits live in the ``tenants`` table (``requests_per_minute``, ``max_users``; NULL = unlimited) and are read
 through ``MemoryStore.tenant_limits``, cached for ``refresh_seconds`` so a busy replica does not query SQL on

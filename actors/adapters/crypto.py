@@ -1,4 +1,4 @@
-"""Optional encryption of memory content at rest (SPEC §9; issue 5).
+"""Optional encryption of memory content at rest (docs/trust.md#5-encryption-at-rest-optional; issue 5).
 
 With ``HERMES_CONTENT_KEY`` set, every text that carries what a user said is sealed before it reaches SQL
 and opened when it is read: an item's ``content`` and ``value``, audit payloads (they snapshot content), and

@@ -1,6 +1,7 @@
-"""The session-start context snapshot (SPEC §7): frozen core items in templated short form, long-term items
-by slot with dates, recent summaries, temporary state — inside a hard character budget split about
-35 / 40 / 20 / 5 — plus Hermes-compatible ``USER`` (≤ 1375 chars) and ``MEMORY`` (≤ 2200 chars) blocks.
+"""The session-start context snapshot (docs/design.md#recall-and-the-session-context): frozen core items in
+templated short form, long-term items by slot with dates, recent summaries, temporary state — inside a hard
+character budget split about 35 / 40 / 20 / 5 — plus Hermes-compatible ``USER`` (≤ 1375 chars) and ``MEMORY``
+(≤ 2200 chars) blocks.
 
 The Hermes blocks follow Hermes Agent's curated memory files: entries joined by ``"\\n§\\n"``, the limit
 counted over the joined text. ``USER`` is what the agent knows about the user (core facts, then slot

@@ -1,4 +1,5 @@
-"""The USER profile (SPEC §5): slot conclusions aggregated from the memories that back them.
+"""The USER profile (docs/design.md#the-profile): slot conclusions aggregated from the memories that back
+them.
 
 A *claim* is every active memory saying the same thing about a slot: the same value with the same polarity
 ("lives in Hangzhou" said in English in one session and in Chinese in the next is one claim, backed by both

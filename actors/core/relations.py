@@ -1,4 +1,5 @@
-"""Relations as entity edges, and the one-or-two-hop expansion recall follows (SPEC §2 kind ``relation``).
+"""Relations as entity edges, and the one-or-two-hop expansion recall follows (kind ``relation``,
+docs/design.md#the-memory-model).
 
 Entities are read from memory contents without a model:
 

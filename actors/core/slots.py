@@ -1,5 +1,6 @@
-"""The USER profile slot taxonomy (SPEC §5): ``basic.*`` declared attributes (high freeze), ``preference.*``
-observed tastes, ``style.*`` interaction style, ``state.*`` temporary (working memory only, never frozen).
+"""The USER profile slot taxonomy (docs/design.md#the-profile): ``basic.*`` declared attributes (high freeze),
+``preference.*`` observed tastes, ``style.*`` interaction style, ``state.*`` temporary (working memory only,
+never frozen).
 
 Cardinality decides conflicts: a new value for a single-valued slot contradicts the old one; values of a
 multi-valued slot coexist (peanut allergy + tree-nut allergy), unless they are the same value with opposite

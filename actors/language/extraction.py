@@ -1,5 +1,5 @@
 """Rule-based extraction of memory candidates from a user's turn, Chinese and English, with no model and no
-network (SPEC §6). The gate decides what to keep; extraction only proposes.
+network (docs/design.md#what-gets-written). The gate decides what to keep; extraction only proposes.
 
 Pipeline for one turn:
 

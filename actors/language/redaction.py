@@ -1,5 +1,5 @@
 """What must never be stored: secrets and personal identifiers (redacted), and instructions aimed at future
-prompts (flagged and neutralised). SPEC §6, §9.
+prompts (flagged and neutralised). docs/trust.md#3-hostile-input.
 
 ``redact`` replaces each secret or identifier with a ``[REDACTED:<finding>]`` marker. Markers hold no digits,
 so a redacted text can be scanned again without a marker itself looking like a number. Ordinary numbers

@@ -1,4 +1,5 @@
-"""Bounded load run on loopback, then a full consistency check (SPEC §9; issue 5).
+"""Bounded load run on loopback, then a full consistency check
+(docs/trust.md#6-load-and-consistency; issue 5).
 
 Starts a private stack (milvus-lite server, a local Ray with 2 CPUs, Ray Serve on a free 127.0.0.1 port, the
 real e5 embedder), then runs a closed loop for ``--duration`` seconds: ``--concurrency`` workers, each

@@ -1,7 +1,7 @@
-"""Tenant isolation (SPEC §9) on the real stack: every endpoint of the OpenAPI spec probed with another
-tenant's key and the victim's ids, the deployment handle likewise, the Milvus partition directly; API keys
-stored only as hashes; the admin key guarding tenant management; per-tenant rate limits and user quotas
-answering 429."""
+"""Tenant isolation (docs/trust.md#2-isolation) on the real stack: every endpoint of the OpenAPI spec probed
+with another tenant's key and the victim's ids, the deployment handle likewise, the Milvus partition directly;
+API keys stored only as hashes; the admin key guarding tenant management; per-tenant rate limits and user
+quotas answering 429."""
 
 import hashlib
 import re

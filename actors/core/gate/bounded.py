@@ -1,6 +1,7 @@
-"""The bounded gate (SPEC §3): hard tier capacities; working overflow is compressed (same-slot items merge
-into a summary that keeps every source dialog id) or promoted, then the lowest-value items are archived —
-never deleted; core never evicts. Also decay, recall heat, restore from the archive, and forgetting.
+"""The bounded gate (docs/design.md#the-bounded-gate): hard tier capacities; working overflow is compressed
+(same-slot items merge into a summary that keeps every source dialog id) or promoted, then the lowest-value
+items are archived — never deleted; core never evicts. Also decay, recall heat, restore from the archive, and
+forgetting.
 """
 
 from __future__ import annotations

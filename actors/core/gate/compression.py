@@ -1,6 +1,6 @@
-"""Working-memory compression (SPEC §3): same-slot items among the oldest merge into one summary item that
-keeps every source dialog id (ten "had spicy noodles" points become one food summary), so overflow shrinks
-working memory without losing where anything came from.
+"""Working-memory compression (docs/design.md#the-bounded-gate): same-slot items among the oldest merge into
+one summary item that keeps every source dialog id (ten "had spicy noodles" points become one food summary),
+so overflow shrinks working memory without losing where anything came from.
 """
 
 from collections import defaultdict

@@ -1,8 +1,9 @@
 """The two gates for one user's memory, as plain Python (no Ray, no I/O).
 
-``GateEngine`` holds the user's loaded items and applies every rule of SPEC §3–§4 to them. Each public
-operation returns the ``GateChanges`` it made (items to upsert, audit events, alerts); the caller commits
-them to SQL in one transaction before acknowledging, and reloads the engine if that commit fails.
+``GateEngine`` holds the user's loaded items and applies every rule of the two gates
+(docs/design.md#gate-rules) to them. Each public operation returns the ``GateChanges`` it made (items to
+upsert, audit events, alerts); the caller commits them to SQL in one transaction before acknowledging, and
+reloads the engine if that commit fails.
 
 Write path, in the order the spec fixes: restatement (dedup → confirm instead of insert), then the
 frozen-conflict check, then the bounded capacity check, then insertion. The gates themselves live in

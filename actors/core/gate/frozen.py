@@ -1,5 +1,6 @@
-"""The frozen gate (SPEC §4): pending → confirmed → frozen by the rules only, explicit confirm/freeze, and the
-audited unfreeze (frozen → unfrozen → modified → frozen) that keeps the old value as superseded history.
+"""The frozen gate (docs/design.md#the-frozen-gate): pending → confirmed → frozen by the rules only, explicit
+confirm/freeze, and the audited unfreeze (frozen → unfrozen → modified → frozen) that keeps the old value as
+superseded history.
 """
 
 from __future__ import annotations

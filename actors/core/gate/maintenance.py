@@ -1,6 +1,6 @@
-"""Batch maintenance of one user's memory (SPEC §8), as plain Python on the same engine as the live gates:
-the consolidation pass and restoring archived items within capacity. The jobs in ``jobs/`` decide *which*
-users to visit; what happens to a user's items is decided here, by the rules the write path uses.
+"""Batch maintenance of one user's memory (docs/jobs.md), as plain Python on the same engine as the live
+gates: the consolidation pass and restoring archived items within capacity. The jobs in ``jobs/`` decide
+*which* users to visit; what happens to a user's items is decided here, by the rules the write path uses.
 
 The consolidation pass, in order:
 

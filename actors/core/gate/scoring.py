@@ -1,5 +1,6 @@
-"""Write score: how much a candidate deserves to outlive its session (SPEC §6). 0..1; the gate compares it
-with ``GatePolicy.write_threshold`` (0.6 by default) and keeps lower-scoring points in working memory only.
+"""Write score: how much a candidate deserves to outlive its session (docs/design.md#what-gets-written). 0..1;
+the gate compares it with ``GatePolicy.write_threshold`` (0.6 by default) and keeps lower-scoring points in
+working memory only.
 
 The score is a band chosen by *timeliness* — how long the kind of thing stays true — and a position inside
 that band from *information density*, *emotional intensity* and *task relevance*:

@@ -1,4 +1,5 @@
-"""How much a memory is worth now: decay (SPEC §3) and the value used to rank eviction candidates.
+"""How much a memory is worth now: decay (docs/design.md#the-bounded-gate) and the value used to rank eviction
+candidates.
 
 ``decay_score = importance * factor(kind) ** days_since_last_access``; frozen items do not decay. The value of
 an item for eviction is ``decay × confidence``, lifted by how often it was recalled and lowered when another

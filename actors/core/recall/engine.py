@@ -1,4 +1,5 @@
-"""Multi-route recall inside one user's scope, fused into one ranking (SPEC §7).
+"""Multi-route recall inside one user's scope, fused into one ranking
+(docs/design.md#recall-and-the-session-context).
 
 Routes, each a ranked list of the user's memories:
 
@@ -197,9 +198,9 @@ class RecallEngine:
         return max(relevance, c.relation)
 
     def _time_decay(self, item: MemoryItem) -> float:
-        """The decay curve of SPEC §3: the item's kind's factor per day since its last access (frozen items
-        do not decay). A question about the past ("When did Ana move?") is neutral: there an older memory
-        is not a staler one."""
+        """The decay curve of docs/design.md#the-bounded-gate: the item's kind's factor per day since its last
+        access (frozen items do not decay). A question about the past ("When did Ana move?") is neutral:
+        there an older memory is not a staler one."""
         if item.is_frozen or self.past:
             return 1.0
         return self.policy.decay.factor(item.kind) ** days_between(item.last_accessed_at, self.now)

@@ -80,7 +80,7 @@ def _configure_sqlite(engine: Engine, *, wal: bool) -> None:
             if wal:
                 cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA foreign_keys=ON")
-            # forgotten content must not linger in free space of the file (SPEC §9: erasure)
+            # forgotten content must not linger in free space of the file (docs/trust.md#4-erasure)
             cursor.execute("PRAGMA secure_delete=ON")
         finally:
             cursor.close()

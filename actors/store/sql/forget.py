@@ -1,4 +1,4 @@
-"""Forgetting (SPEC §9): what is removed, what is scrubbed, and the tombstone that is left.
+"""Forgetting (docs/trust.md#4-erasure): what is removed, what is scrubbed, and the tombstone that is left.
 
 Forgetting one item also drops the user's session snapshots: a snapshot is a rendered cache of memories
 and may quote the forgotten content, and privacy wins over prefix-cache stability (the next turn renders a

@@ -1,4 +1,5 @@
-"""The SQL tables: the source of truth of every tenant's and user's memory (SPEC §1, §9).
+"""The SQL tables: the source of truth of every tenant's and user's memory (docs/architecture.md,
+docs/trust.md).
 
 Column names of ``MemoryItemRow`` are exactly the field names of ``actors.core.memory.MemoryItem`` so the
 mapping in ``actors.store.sql.mapping`` is one loop. Enums are stored as plain strings (``native_enum=False``)

@@ -1,4 +1,4 @@
-"""Property tests of the gate engine's invariants over random operation sequences (SPEC §3–§4).
+"""Property tests of the gate engine's invariants over random operation sequences (docs/design.md#gate-rules).
 
 After every operation: no tier exceeds its capacity; nothing becomes frozen except by a freeze rule; a
 frozen item changes only through unfreeze; every state or layer change has an audit event and is handed
