@@ -28,16 +28,16 @@ from sqlalchemy import Select, case, create_engine, func, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from actors.embedding import make_embedder
-from actors.errors import HermesError, InvalidInput, OwnershipLost, StoreUnavailable
-from actors.memory import MemoryItem
-from actors.service import UserMemoryService
-from actors.store.sql import MemoryStore
-from actors.tracing import attached, inject_context, span
+from actors.adapters.embedding import make_embedder
+from actors.adapters.tracing import attached, inject_context, span
+from actors.app.service import UserMemoryService
+from actors.core.errors import HermesError, InvalidInput, OwnershipLost, StoreUnavailable
+from actors.core.memory import MemoryItem
+from actors.store.sql.store import MemoryStore
+from actors.store.sql.tables import MemoryItemRow
 from schemas.enums import ACTIVE_STATES, Layer
 from schemas.ids import check_tenant_id
 from schemas.settings import GatePolicy, HermesSettings
-from schemas.tables import MemoryItemRow
 
 log = logging.getLogger("hermes.jobs")
 

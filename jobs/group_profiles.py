@@ -21,9 +21,9 @@ from typing import Any
 
 import ray
 
-from actors.errors import InvalidInput
-from actors.store.sql import MemoryStore
-from actors.store.sql_jobs import CohortFeature
+from actors.core.errors import InvalidInput
+from actors.store.sql.jobs import CohortFeature
+from actors.store.sql.store import MemoryStore
 from jobs import defaults, profiles
 from jobs.common import (
     USERS_PER_BATCH,

@@ -17,11 +17,11 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Literal, TypeVar
 
-from actors.errors import InvalidInput
+from actors.adapters.tracing import inject_context, span
+from actors.core.errors import InvalidInput
 from actors.runtime.pool import Handle, HostRouter
-from actors.store.sql import MemoryStore
-from actors.store.sql_tenants import TenantLimits
-from actors.tracing import inject_context, span
+from actors.store.sql.store import MemoryStore
+from actors.store.sql.tenants import TenantLimits
 from schemas.api import (
     ActivationLatency,
     AlertList,

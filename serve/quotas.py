@@ -1,4 +1,5 @@
-"""Per-tenant quotas and rate limits (SPEC §9): one tenant's traffic must not starve the others.
+"""Per-tenant quotas and rate limits (docs/trust.md#2-isolation): one tenant's traffic must not starve the
+others.
 
 Limits live in the ``tenants`` table (``requests_per_minute``, ``max_users``; NULL = unlimited) and are read
 through ``MemoryStore.tenant_limits``, cached for ``refresh_seconds`` so a busy replica does not query SQL on
@@ -23,9 +24,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from actors.errors import HermesError
-from actors.store.sql import MemoryStore
-from actors.store.sql_tenants import TenantLimits
+from actors.core.errors import HermesError
+from actors.store.sql.store import MemoryStore
+from actors.store.sql.tenants import TenantLimits
 
 #: how long a replica trusts the limits and user counts it read from SQL
 REFRESH_SECONDS = 5.0

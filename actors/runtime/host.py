@@ -29,14 +29,14 @@ from typing import Any, TypeVar
 
 import ray
 
-from actors.embedding import make_embedder
-from actors.errors import HermesError, OwnershipLost
+from actors.adapters.embedding import make_embedder
+from actors.adapters.tracing import attached, span
+from actors.app.service import UserMemoryService
+from actors.core.errors import HermesError, OwnershipLost
 from actors.runtime import outbox
 from actors.runtime.batching import BatchingEmbedder
 from actors.runtime.rendezvous import host_of
-from actors.service import UserMemoryService
-from actors.store.sql import MemoryStore
-from actors.tracing import attached, span
+from actors.store.sql.store import MemoryStore
 from schemas import api
 from schemas.enums import AlertStatus, Layer, State
 from schemas.settings import GatePolicy, HermesSettings
@@ -482,7 +482,7 @@ class UserHost:
     def _vector_index(self) -> Any:
         """Connected on first need: a host serves recalls and writes while the index is down."""
         if self._index is None:
-            from actors.store.milvus import MilvusIndex
+            from actors.store.vectors.milvus import MilvusIndex
 
             self._index = MilvusIndex(
                 self.settings.milvus_uri, self.settings.milvus_collection, self.embedder.dim

@@ -11,7 +11,7 @@ from weakref import WeakKeyDictionary
 
 from fastapi import Depends
 
-from actors.store.tenant_views import TenantViewStore
+from actors.store.sql.tenant_views import TenantViewStore
 from serve.gateway import Gateway
 from serve.routes.deps import GatewayDep, TenantDep
 
