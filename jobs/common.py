@@ -28,6 +28,7 @@ from sqlalchemy import Select, case, create_engine, func, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
+from actors.app.operations import MaintenanceOperations
 from actors.embedding import make_embedder
 from actors.errors import HermesError, InvalidInput, OwnershipLost, StoreUnavailable
 from actors.memory import MemoryItem
@@ -166,8 +167,10 @@ class UserRunner:
         self.embedder = make_embedder(settings.embedder, num_threads=1)
         self._policies: dict[str, GatePolicy] = {}
 
-    def run(self, tenant_id: str, user_id: str, operation: Callable[[UserMemoryService], T]) -> UserOutcome:
-        """``operation(service)`` calls one typed maintenance method, e.g. ``lambda s: s.consolidate()``."""
+    def run(
+        self, tenant_id: str, user_id: str, operation: Callable[[MaintenanceOperations], T]
+    ) -> UserOutcome:
+        """``operation(service)`` calls one maintenance operation, e.g. ``lambda s: s.consolidate()``."""
         if not self.store.acquire_lease(tenant_id, user_id, self.holder, LEASE_SECONDS):
             raise UserBusy(f"user {user_id!r} of {tenant_id!r} is held by another job")
         try:
