@@ -336,7 +336,7 @@ class UserHost:
         try:
             async with resident.mailbox:
                 return await asyncio.to_thread(
-                    self._run, key, resident, trace_context, operation, *args, **kwargs
+                    lambda: self._run(key, resident, trace_context, operation, *args, **kwargs)
                 )
         finally:
             resident.waiting -= 1
