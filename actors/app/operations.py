@@ -35,7 +35,7 @@ class Effect(Enum):
     READS = "reads"
     #: changes or removes memories the user already holds, so it never brings a new user into the tenant
     CHANGES = "changes"
-    #: stores new memories: the first such call for a user brings the user into the tenant (the user quota)
+    #: stores new memories, so it may bring a new user into the tenant (what the user quota checks)
     STORES = "stores"
 
 
