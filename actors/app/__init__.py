@@ -1,2 +1,1 @@
-"""The per-user application service: one user's operations over the core, the language layer and
-the stores."""
+"""The per-user application layer: the user service and the one typed declaration of its operations."""

@@ -129,18 +129,18 @@ class UserMemoryService(ServiceMaintenance):
 
     # ------------------------------------------------------------------ writes
 
-    def write_turns(self, req: api.WriteTurnsRequest, request_id: str | None = None) -> api.WriteResult:
+    def write_turns(self, request: api.WriteTurnsRequest, request_id: str | None = None) -> api.WriteResult:
         done = self._already_applied(request_id)
         if done is not None:
             return done
         candidates: list[Candidate] = []
         ignored = 0
-        with span("extract", turns=len(req.turns)):
-            for turn in req.turns:
+        with span("extract", turns=len(request.turns)):
+            for turn in request.turns:
                 found = self.extractor.extract(
                     Turn(
                         text=turn.text,
-                        session_id=req.session_id,
+                        session_id=request.session_id,
                         dialog_id=turn.dialog_id,
                         role=turn.role,
                         at=turn.at or self.clock(),
@@ -150,27 +150,27 @@ class UserMemoryService(ServiceMaintenance):
                 candidates.extend(found)
         return self._apply_candidates(candidates, request_id, ignored)
 
-    def write_memory(self, req: api.WriteMemoryRequest, request_id: str | None = None) -> api.WriteResult:
+    def write_memory(self, request: api.WriteMemoryRequest, request_id: str | None = None) -> api.WriteResult:
         done = self._already_applied(request_id)
         if done is not None:
             return done
-        cleaned = cleaned_text(req.content)
-        value = None if req.value is None else cleaned_text(req.value)
+        cleaned = cleaned_text(request.content)
+        value = None if request.value is None else cleaned_text(request.value)
         if cleaned.flagged or (value is not None and value.flagged):
             return self._result([], 1, [])
         cand = Candidate(
             content=cleaned.text,
-            kind=req.kind,
-            session_id=req.session_id,
-            dialog_ids=list(req.dialog_ids),
-            polarity=req.polarity,
-            slot=req.slot,
+            kind=request.kind,
+            session_id=request.session_id,
+            dialog_ids=list(request.dialog_ids),
+            polarity=request.polarity,
+            slot=request.slot,
             value=None if value is None else value.text,
-            importance=req.importance,
-            confidence=req.confidence,
-            source=req.source,
-            forced=req.remember,
-            write_score=max(req.importance, 0.9 if req.remember else 0.0),
+            importance=request.importance,
+            confidence=request.confidence,
+            source=request.source,
+            forced=request.remember,
+            write_score=max(request.importance, 0.9 if request.remember else 0.0),
         )
         return self._apply_candidates([cand], request_id, 0)
 
@@ -295,12 +295,12 @@ class UserMemoryService(ServiceMaintenance):
 
     # ------------------------------------------------------------------ recall and sessions
 
-    def recall(self, req: api.RecallRequest) -> api.RecallResponse:
-        query_vector = self._embed_query(req.query)
-        hits = RecallEngine(self).recall(req, query_vector)
+    def recall(self, request: api.RecallRequest) -> api.RecallResponse:
+        query_vector = self._embed_query(request.query)
+        hits = RecallEngine(self).recall(request, query_vector)
         # heat changes no layer or state: batched, and nothing for the vector index
         self._pending_access.merge(self.engine.record_access(h.memory.memory_id for h in hits))
-        return api.RecallResponse(query=req.query, hits=hits)
+        return api.RecallResponse(query=request.query, hits=hits)
 
     def _embed_query(self, query: str) -> np.ndarray:
         cached = self._queries.get(query)
@@ -314,19 +314,19 @@ class UserMemoryService(ServiceMaintenance):
             self._queries.popitem(last=False)
         return vector
 
-    def start_session(self, req: api.StartSessionRequest) -> api.SessionContext:
-        stored = self.store.session_snapshot(self.tenant_id, self.user_id, req.session_id)
+    def start_session(self, request: api.StartSessionRequest) -> api.SessionContext:
+        stored = self.store.session_snapshot(self.tenant_id, self.user_id, request.session_id)
         if stored is None:
             context = render_session_context(
                 self.engine.active(),
                 self.policy,
-                req.session_id,
+                request.session_id,
                 self.clock(),
-                budget_chars=req.budget_chars,
+                budget_chars=request.budget_chars,
                 cohort=self._cohort_seed(),
             )
             text = self.store.save_session_snapshot(
-                self.tenant_id, self.user_id, req.session_id, context.model_dump_json()
+                self.tenant_id, self.user_id, request.session_id, context.model_dump_json()
             )
         else:
             text = stored
@@ -347,7 +347,7 @@ class UserMemoryService(ServiceMaintenance):
 
     # ------------------------------------------------------------------ inspection and explicit control
 
-    def get_item(self, memory_id: str) -> api.MemoryDetail:
+    def get_memory(self, memory_id: str) -> api.MemoryDetail:
         item = self.store.get_item(self.tenant_id, self.user_id, memory_id)
         audit = self.store.audit_trail(self.tenant_id, self.user_id, memory_id)
         return api.MemoryDetail(
@@ -355,7 +355,7 @@ class UserMemoryService(ServiceMaintenance):
             audit=[api.AuditEventOut.model_validate(e) for e in audit],
         )
 
-    def list_items(
+    def list_memories(
         self, layer: Layer | None = None, state: State | None = None, limit: int = 100, offset: int = 0
     ) -> api.MemoryList:
         layers = [layer] if layer else None
@@ -366,18 +366,23 @@ class UserMemoryService(ServiceMaintenance):
         total = self.store.count_items(self.tenant_id, self.user_id, layers=layers, states=states)
         return api.MemoryList(items=[api.MemoryOut.model_validate(i) for i in items], total=total)
 
-    def confirm(self, memory_id: str, req: api.ConfirmRequest, actor: str = "user") -> api.MemoryOut:
+    def confirm(self, memory_id: str, request: api.ConfirmRequest, actor: str = "user") -> api.MemoryOut:
         return self._control(
             memory_id,
-            lambda: self.engine.confirm(memory_id, session_id=req.session_id, actor=actor, reason=req.reason),
+            lambda: self.engine.confirm(
+                memory_id, session_id=request.session_id, actor=actor, reason=request.reason
+            ),
         )
 
-    def freeze(self, memory_id: str, req: api.FreezeRequest, actor: str = "operator") -> api.MemoryOut:
-        return self._control(memory_id, lambda: self.engine.freeze(memory_id, reason=req.reason, actor=actor))
+    def freeze(self, memory_id: str, request: api.FreezeRequest, actor: str = "operator") -> api.MemoryOut:
+        return self._control(
+            memory_id, lambda: self.engine.freeze(memory_id, reason=request.reason, actor=actor)
+        )
 
-    def unfreeze(self, memory_id: str, req: api.UnfreezeRequest, actor: str = "user") -> api.MemoryOut:
+    def unfreeze(self, memory_id: str, request: api.UnfreezeRequest, actor: str = "user") -> api.MemoryOut:
         # a correction is content like any other: secrets redacted, instructions to a model refused
-        changed = [None if text is None else cleaned_text(text) for text in (req.new_content, req.new_value)]
+        corrections = (request.new_content, request.new_value)
+        changed = [None if text is None else cleaned_text(text) for text in corrections]
         if any(text is not None and text.flagged for text in changed):
             raise InvalidInput("the correction reads as an instruction to a model; refused")
         new_content, new_value = (None if text is None else text.text for text in changed)
@@ -385,8 +390,8 @@ class UserMemoryService(ServiceMaintenance):
             memory_id,
             lambda: self.engine.unfreeze(
                 memory_id,
-                reason=req.reason,
-                dialog_id=req.dialog_id,
+                reason=request.reason,
+                dialog_id=request.dialog_id,
                 actor=actor,
                 new_content=new_content,
                 new_value=new_value,
@@ -411,10 +416,10 @@ class UserMemoryService(ServiceMaintenance):
         self._commit(changes)
         return api.MemoryOut.model_validate(self.engine.get(memory_id))
 
-    def forget(self, memory_id: str, req: api.ForgetRequest, actor: str = "user") -> api.ForgetResult:
+    def forget(self, memory_id: str, request: api.ForgetRequest, actor: str = "user") -> api.ForgetResult:
         self.flush_access()  # heat of the item is moot, of the others still owed
         self.store.forget_item(
-            self.tenant_id, self.user_id, memory_id, reason=req.reason, actor=actor, fence=self.fence
+            self.tenant_id, self.user_id, memory_id, reason=request.reason, actor=actor, fence=self.fence
         )
         if memory_id in self.engine.items:
             self.engine.forget(memory_id)
@@ -422,8 +427,8 @@ class UserMemoryService(ServiceMaintenance):
         self._on_index_change()
         return api.ForgetResult(memory_id=memory_id, forgotten=True)
 
-    def erase_user(self, req: api.EraseRequest) -> api.EraseResult:
-        removed = self.store.erase_user(self.tenant_id, self.user_id, reason=req.reason, fence=self.fence)
+    def erase_user(self, request: api.EraseRequest) -> api.EraseResult:
+        removed = self.store.erase_user(self.tenant_id, self.user_id, reason=request.reason, fence=self.fence)
         self.engine = GateEngine(self.tenant_id, self.user_id, self.policy, clock=self.clock)
         self._forget_derived()
         self._queries.clear()  # the user's own questions go with them

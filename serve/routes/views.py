@@ -29,7 +29,7 @@ def current_store(gateway: GatewayDep) -> TenantViewStore:
 
 
 async def admitted_tenant(tenant: TenantDep, gateway: GatewayDep) -> str:
-    await gateway.quotas.admit(tenant, "", write=False)
+    await gateway.quotas.admit_tenant_view(tenant)
     return tenant
 
 

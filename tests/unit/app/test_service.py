@@ -107,7 +107,7 @@ def test_other_tenant_and_user_cannot_reach_items(store, index):
     memory_id = svc.engine.active()[0].memory_id
     for intruder in (service(store, index, user="bob"), service(store, index, tenant="other")):
         with pytest.raises(NotFound):
-            intruder.get_item(memory_id)
+            intruder.get_memory(memory_id)
         assert intruder.recall(api.RecallRequest(query="green tea")).hits == []
 
 
@@ -119,7 +119,7 @@ def test_forget_and_erase_leave_nothing_searchable(store, index):
     drain(store, index, 64)
     assert tea.memory_id not in index.ids("acme", "alice")
     with pytest.raises(NotFound):
-        svc.get_item(tea.memory_id)
+        svc.get_memory(tea.memory_id)
     svc.erase_user(api.EraseRequest())
     drain(store, index, 64)
     assert index.ids("acme", "alice") == set() and store.count_items("acme", "alice") == 0

@@ -1,9 +1,8 @@
 """The Python HTTP client: requests it builds, answers it decodes, the typed errors it raises, its retry
-policy (httpx MockTransport: pure logic), and its parity with the Serve handle; the async client also runs
-against the real FastAPI app (gateway faked, no Ray)."""
+policy (httpx MockTransport: pure logic); the async client also runs against the real FastAPI app (gateway
+faked, no Ray). Its parity with the Serve handle: tests/unit/test_operations.py."""
 
 import asyncio
-import inspect
 import json
 import time
 
@@ -11,7 +10,7 @@ import httpx
 import pytest
 
 from schemas.api import ForgetResult, MemoryList, RecallResponse, WriteResult
-from serve.app import HermesMemory, create_fastapi_app
+from serve.app import create_fastapi_app
 from serve.client import (
     AsyncHermesClient,
     AuthenticationError,
@@ -184,27 +183,6 @@ def test_an_id_outside_its_alphabet_never_leaves_the_client():
         with pytest.raises(InvalidRequestError):
             client.forget("u1", "m_../../x")
     assert seen == []
-
-
-def _parameters(function, drop: int) -> list[tuple[str, object]]:
-    params = list(inspect.signature(function).parameters.values())[drop:]
-    return [(p.name, p.default) for p in params]
-
-
-@pytest.mark.parametrize("client_class", [HermesClient, AsyncHermesClient])
-def test_methods_mirror_the_serve_handle(client_class):
-    handle = HermesMemory.func_or_class
-    # the ingress wraps the class: its own methods are those defined in serve.app
-    names = [
-        name
-        for name, member in inspect.getmembers(handle, inspect.iscoroutinefunction)
-        if not name.startswith("_") and member.__module__ == "serve.app"
-    ]
-    assert len(names) >= 14
-    for name in names:
-        # the handle takes (self, api_key, ...), the client (self, ...); create_tenant takes the admin key
-        handle_drop = 1 if name == "create_tenant" else 2
-        assert _parameters(getattr(client_class, name), 1) == _parameters(getattr(handle, name), handle_drop)
 
 
 def test_async_client_retries_and_against_the_app():

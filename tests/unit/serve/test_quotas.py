@@ -4,6 +4,7 @@ import asyncio
 
 import pytest
 
+from actors.app.operations import Operation, UserOperations
 from actors.core.memory import GateChanges, MemoryItem
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tenants import TenantLimits
@@ -34,8 +35,10 @@ def remember(store: MemoryStore, tenant: str, user: str) -> None:
     store.commit(changes)
 
 
-def admit(quotas: Quotas, tenant: str, user: str = "u1", operation: str = "recall") -> None:
-    asyncio.run(quotas.admit(tenant, user, write=operation.startswith("write")))
+def admit(
+    quotas: Quotas, tenant: str, user: str = "u1", operation: Operation = UserOperations.recall
+) -> None:
+    asyncio.run(quotas.admit(tenant, user, operation))
 
 
 def test_rate_limit_refuses_past_the_allowance_and_refills(store):
@@ -61,10 +64,10 @@ def test_user_quota_refuses_only_writes_for_new_users(store):
     remember(store, "acme", "alice")
     remember(store, "acme", "bob")
     quotas = Quotas(store, clock=Clock())
-    admit(quotas, "acme", "alice", "write_turns")  # existing users keep writing
-    admit(quotas, "acme", "carol", "recall")  # reads never hit the user quota
+    admit(quotas, "acme", "alice", UserOperations.write_turns)  # existing users keep writing
+    admit(quotas, "acme", "carol", UserOperations.recall)  # reads never hit the user quota
     with pytest.raises(QuotaExceeded):
-        admit(quotas, "acme", "carol", "write_memory")
+        admit(quotas, "acme", "carol", UserOperations.write_memory)
 
 
 def test_changed_limits_apply_after_the_refresh(store):

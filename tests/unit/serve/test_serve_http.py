@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from ray.exceptions import ActorDiedError
 
+from actors.app.operations import Operation
 from actors.core.errors import FrozenItemError, NotFound, StoreUnavailable
 from actors.store.sql.tenants import TenantLimits
 from schemas.api import (
@@ -64,7 +65,7 @@ class _RecordedMethod:
         args, kwargs = args[:-1], {}  # the trailing trace context is the router's business
         if self.name in ("write_turns", "write_memory"):
             args, kwargs = args[:1], {"request_id": args[1]}
-        elif self.name == "list_items":
+        elif self.name == "list_memories":
             args, kwargs = (), dict(zip(("layer", "state", "limit", "offset"), args, strict=True))
         self.gateway.calls.append((tenant_id, user_id, self.name, args, kwargs))
         reply = self.gateway.replies.get(self.name)
@@ -78,6 +79,10 @@ class _RecordingHost:
         self.gateway = gateway
 
     def __getattr__(self, name: str) -> _RecordedMethod:
+        # the host's method of the operation the gateway declared, and no other
+        declared = self.gateway.declared
+        if declared is None or name != declared.__name__:
+            raise AttributeError(f"the gateway called the host's {name} for the operation {declared}")
         return _RecordedMethod(self.gateway, name)
 
 
@@ -96,6 +101,11 @@ class RecordingGateway(Gateway):
         super().__init__(HermesSettings(admin_key=admin_key), FakeStore(), hosts=_RecordingRouter(self))
         self.calls: list[tuple[str, str, str, tuple, dict]] = []
         self.replies: dict[str, Any] = {}
+        self.declared: Operation | None = None
+
+    async def _call(self, operation: Operation, tenant_id: str, user_id: str, send: Any) -> Any:
+        self.declared = operation
+        return await super()._call(operation, tenant_id, user_id, send)
 
 
 @pytest.fixture
@@ -212,7 +222,7 @@ def test_oversized_body_is_413_before_parsing(client, gateway):
     ],
 )
 def test_errors_map_to_http_in_one_place(client, gateway, raised, status, error):
-    gateway.replies["get_item"] = raised
+    gateway.replies["get_memory"] = raised
     response = client.get(f"/v1/users/u1/memories/{MEMORY_ID}", headers={"X-API-Key": KEY})
     body = assert_error(response, status, error)
     if isinstance(raised, StoreUnavailable):
@@ -222,7 +232,7 @@ def test_errors_map_to_http_in_one_place(client, gateway, raised, status, error)
 
 
 def test_list_filters_and_bounds(client, gateway):
-    gateway.replies["list_items"] = MemoryList(items=[], total=0)
+    gateway.replies["list_memories"] = MemoryList(items=[], total=0)
     ok = client.get("/v1/users/u1/memories?layer=core&limit=5&offset=10", headers={"X-API-Key": KEY})
     assert ok.status_code == 200
     assert gateway.calls[-1][4] == {"layer": Layer.CORE, "state": None, "limit": 5, "offset": 10}
