@@ -1,6 +1,6 @@
-"""Group profiles (SPEC §8): for tenants that opted in (``group_profile_consent``), count how many users hold
-each slot value and publish those counts as the tenant's cohort features — used to seed a new user's session
-context (marked as cohort-derived; never stored as the user's memory, so never frozen).
+"""Group profiles (docs/jobs.md#group-profiles): for tenants that opted in (``group_profile_consent``), count
+how many users hold each slot value and publish those counts as the tenant's cohort features — used to seed a
+new user's session context (marked as cohort-derived; never stored as the user's memory, so never frozen).
 
 What is counted: a user's concluded values (confirmed or frozen) of ``preference.*`` and ``style.*`` slots
 only — never declared personal facts (``basic.*``), relations, tasks or temporary states. What leaves a

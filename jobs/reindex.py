@@ -1,6 +1,6 @@
-"""Reindex (SPEC §8): rebuild each tenant's vector partition from SQL, the source of truth, so that the
-index afterwards holds exactly the tenant's active and archived items, each with its current layer and
-state — repairing any drift (rows lost or deleted by hand, stale layers, strays).
+"""Reindex (docs/jobs.md#reindex): rebuild each tenant's vector partition from SQL, the source of truth, so
+that the index afterwards holds exactly the tenant's active and archived items, each with its current layer
+and state — repairing any drift (rows lost or deleted by hand, stale layers, strays).
 
 Per tenant:
 

@@ -1,6 +1,6 @@
-"""Archive restore (SPEC §8): bring archived items back to long-term for the users and topics that became
-relevant again — respecting long-term capacity (an item is restored only into free room, never by evicting
-another) and the tenant's retention window (items archived longer ago stay archived).
+"""Archive restore (docs/jobs.md#restore): bring archived items back to long-term for the users and topics
+that became relevant again — respecting long-term capacity (an item is restored only into free room, never by
+evicting another) and the tenant's retention window (items archived longer ago stay archived).
 
 Which archived items are candidates, per user:
 
