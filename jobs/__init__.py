@@ -1,4 +1,4 @@
-"""Batch jobs on Ray Data (SPEC §8): consolidation, group profiles, archive restore, reindex.
+"""Batch jobs on Ray Data (docs/jobs.md): consolidation, group profiles, archive restore, reindex.
 
 Each job module has ``run(settings, ...)`` (what tests and the benchmark call, inside a connected Ray
 process), the arguments of its command line, and ``main`` for ``python -m jobs.<module>`` (what ``ray job

@@ -190,7 +190,7 @@ def run_module(name: str, argv: list[str] | None = None) -> int:
 
 
 def settings_for(home: Path | None) -> HermesSettings:
-    from serve.stack import local_settings
+    from serve.local.stack import local_settings
 
     settings = HermesSettings()
     if home is not None:
@@ -210,7 +210,7 @@ def _run(name: str, args: argparse.Namespace, progress_bar: bool) -> int:
 
 
 def _list_runs(args: argparse.Namespace) -> int:
-    from actors.store.sql import MemoryStore
+    from actors.store.sql.store import MemoryStore
 
     store = MemoryStore.from_settings(settings_for(args.home))
     try:

@@ -28,16 +28,17 @@ from sqlalchemy import Select, case, create_engine, func, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
-from actors.embedding import make_embedder
-from actors.errors import HermesError, InvalidInput, OwnershipLost, StoreUnavailable
-from actors.memory import MemoryItem
-from actors.service import UserMemoryService
-from actors.store.sql import MemoryStore
-from actors.tracing import attached, inject_context, span
+from actors.adapters.embedding import make_embedder
+from actors.adapters.tracing import attached, inject_context, span
+from actors.app.operations import MaintenanceOperations
+from actors.app.service import UserMemoryService
+from actors.core.errors import HermesError, InvalidInput, OwnershipLost, StoreUnavailable
+from actors.core.memory import MemoryItem
+from actors.store.sql.store import MemoryStore
+from actors.store.sql.tables import MemoryItemRow
 from schemas.enums import ACTIVE_STATES, Layer
 from schemas.ids import check_tenant_id
 from schemas.settings import GatePolicy, HermesSettings
-from schemas.tables import MemoryItemRow
 
 log = logging.getLogger("hermes.jobs")
 
@@ -166,8 +167,10 @@ class UserRunner:
         self.embedder = make_embedder(settings.embedder, num_threads=1)
         self._policies: dict[str, GatePolicy] = {}
 
-    def run(self, tenant_id: str, user_id: str, operation: Callable[[UserMemoryService], T]) -> UserOutcome:
-        """``operation(service)`` calls one typed maintenance method, e.g. ``lambda s: s.consolidate()``."""
+    def run(
+        self, tenant_id: str, user_id: str, operation: Callable[[MaintenanceOperations], T]
+    ) -> UserOutcome:
+        """``operation(service)`` calls one maintenance operation, e.g. ``lambda s: s.consolidate()``."""
         if not self.store.acquire_lease(tenant_id, user_id, self.holder, LEASE_SECONDS):
             raise UserBusy(f"user {user_id!r} of {tenant_id!r} is held by another job")
         try:

@@ -1,6 +1,6 @@
-"""Group profiles (SPEC §8): for tenants that opted in (``group_profile_consent``), count how many users hold
-each slot value and publish those counts as the tenant's cohort features — used to seed a new user's session
-context (marked as cohort-derived; never stored as the user's memory, so never frozen).
+"""Group profiles (docs/jobs.md#group-profiles): for tenants that opted in (``group_profile_consent``), count
+how many users hold each slot value and publish those counts as the tenant's cohort features — used to seed a
+new user's session context (marked as cohort-derived; never stored as the user's memory, so never frozen).
 
 What is counted: a user's concluded values (confirmed or frozen) of ``preference.*`` and ``style.*`` slots
 only — never declared personal facts (``basic.*``), relations, tasks or temporary states. What leaves a
@@ -21,9 +21,9 @@ from typing import Any
 
 import ray
 
-from actors.errors import InvalidInput
-from actors.store.sql import MemoryStore
-from actors.store.sql_jobs import CohortFeature
+from actors.core.errors import InvalidInput
+from actors.store.sql.jobs import CohortFeature
+from actors.store.sql.store import MemoryStore
 from jobs import defaults, profiles
 from jobs.common import (
     USERS_PER_BATCH,

@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from actors.memory import MemoryItem
-from actors.slots import is_temporary
+from actors.core.memory import MemoryItem
+from actors.core.slots import is_temporary
 from schemas.enums import Polarity, State
 
 CONCLUDED_STATES = frozenset({State.CONFIRMED, State.FROZEN})

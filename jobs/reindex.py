@@ -1,6 +1,6 @@
-"""Reindex (SPEC §8): rebuild each tenant's vector partition from SQL, the source of truth, so that the
-index afterwards holds exactly the tenant's active and archived items, each with its current layer and
-state — repairing any drift (rows lost or deleted by hand, stale layers, strays).
+"""Reindex (docs/jobs.md#reindex): rebuild each tenant's vector partition from SQL, the source of truth, so
+that the index afterwards holds exactly the tenant's active and archived items, each with its current layer
+and state — repairing any drift (rows lost or deleted by hand, stale layers, strays).
 
 Per tenant:
 
@@ -25,19 +25,19 @@ import numpy as np
 import ray
 from sqlalchemy import select
 
-from actors.crypto import item_context, unseal
-from actors.embedding import Embedder, make_embedder
-from actors.memory import MemoryItem
-from actors.service import as_vector
-from actors.store.milvus import MilvusIndex
-from actors.store.sql import MemoryStore
-from actors.store.sql_jobs import INDEXED
-from actors.store.vectors import VectorRow
-from actors.tracing import span
+from actors.adapters.crypto import item_context, unseal
+from actors.adapters.embedding import Embedder, make_embedder
+from actors.adapters.tracing import span
+from actors.app.service import as_vector
+from actors.core.memory import MemoryItem
+from actors.store.sql.jobs import INDEXED
+from actors.store.sql.store import MemoryStore
+from actors.store.sql.tables import MemoryItemRow
+from actors.store.vectors.index import VectorRow
+from actors.store.vectors.milvus import MilvusIndex
 from jobs.common import Progress, cluster_cpus, job_run, read_sql, resolve_tenants, rows_of, traced_batch
 from schemas.enums import Layer, State
 from schemas.settings import HermesSettings
-from schemas.tables import MemoryItemRow
 
 JOB = "reindex"
 ROWS_PER_BATCH = 500

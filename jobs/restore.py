@@ -1,6 +1,6 @@
-"""Archive restore (SPEC §8): bring archived items back to long-term for the users and topics that became
-relevant again — respecting long-term capacity (an item is restored only into free room, never by evicting
-another) and the tenant's retention window (items archived longer ago stay archived).
+"""Archive restore (docs/jobs.md#restore): bring archived items back to long-term for the users and topics
+that became relevant again — respecting long-term capacity (an item is restored only into free room, never by
+evicting another) and the tenant's retention window (items archived longer ago stay archived).
 
 Which archived items are candidates, per user:
 
@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 import ray
 
-from actors.embedding import make_embedder
-from actors.errors import HermesError
-from actors.memory import MemoryItem, utcnow
-from actors.service import as_vector
-from actors.store.sql import MemoryStore
+from actors.adapters.embedding import make_embedder
+from actors.app.service import as_vector
+from actors.core.errors import HermesError
+from actors.core.memory import MemoryItem, utcnow
+from actors.store.sql.store import MemoryStore
 from jobs import defaults
 from jobs.common import (
     USERS_PER_BATCH,

@@ -1,18 +1,16 @@
 """The public API shapes (HTTP bodies and Python handle arguments), pydantic v2.
 
 Requests forbid unknown fields and bound every string, so an oversized or malformed body fails validation
-before it reaches a user's actor. Identifiers use the ``schemas.ids`` types (safe alphabets). Responses
-mirror the domain records of ``actors.memory`` minus ``tenant_id``: a caller only ever sees its own tenant.
+before it reaches a user's actor. Identifiers use the ``schemas.ids`` types (safe alphabets). Responses mirror
+the domain records of ``actors.core.memory`` minus ``tenant_id``: a caller only ever sees its own tenant.
 """
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from actors.memory import Alert, AuditEvent, MemoryItem
-from actors.slots import SLOTS
-from schemas.enums import AlertKind, AlertStatus, Kind, Layer, Polarity, Source, State
+from schemas.enums import SLOT_NAMES, AlertKind, AlertStatus, Kind, Layer, Polarity, Source, State
 from schemas.ids import DialogId, SessionId, TenantId
 
 MAX_TURN_CHARS = 8000
@@ -30,8 +28,8 @@ def _as_utc(value: datetime | None) -> datetime | None:
 
 
 def _known_slot(slot: str | None) -> str | None:
-    if slot is not None and slot not in SLOTS:
-        raise ValueError(f"unknown slot {slot[:64]!r}; known slots: {', '.join(sorted(SLOTS))}")
+    if slot is not None and slot not in SLOT_NAMES:
+        raise ValueError(f"unknown slot {slot[:64]!r}; known slots: {', '.join(sorted(SLOT_NAMES))}")
     return slot
 
 
@@ -125,6 +123,9 @@ class CreateTenantRequest(_Request):
 
 
 class MemoryOut(BaseModel):
+    # built from a domain record's attributes (``MemoryOut.model_validate(item)``)
+    model_config = ConfigDict(from_attributes=True)
+
     memory_id: str
     user_id: str
     layer: Layer
@@ -154,12 +155,11 @@ class MemoryOut(BaseModel):
     complements: list[str]
     merged_from: list[str]
 
-    @classmethod
-    def from_item(cls, item: MemoryItem) -> Self:
-        return cls.model_validate({name: getattr(item, name) for name in cls.model_fields})
-
 
 class AuditEventOut(BaseModel):
+    # built from a domain record's attributes (``AuditEventOut.model_validate(event)``)
+    model_config = ConfigDict(from_attributes=True)
+
     user_id: str
     memory_id: str | None
     action: str
@@ -170,12 +170,11 @@ class AuditEventOut(BaseModel):
     source_dialog_id: str | None
     at: datetime
 
-    @classmethod
-    def from_event(cls, event: AuditEvent) -> Self:
-        return cls.model_validate({name: getattr(event, name) for name in cls.model_fields})
-
 
 class AlertOut(BaseModel):
+    # built from a domain record's attributes (``AlertOut.model_validate(alert)``)
+    model_config = ConfigDict(from_attributes=True)
+
     alert_id: str
     user_id: str
     kind: AlertKind
@@ -184,10 +183,6 @@ class AlertOut(BaseModel):
     related_ids: list[str]
     status: AlertStatus
     created_at: datetime
-
-    @classmethod
-    def from_alert(cls, alert: Alert) -> Self:
-        return cls.model_validate({name: getattr(alert, name) for name in cls.model_fields})
 
 
 class WriteOutcome(BaseModel):

@@ -1,4 +1,5 @@
-"""The vocabulary of the memory model (SPEC §2, §4): layers, states, kinds, polarity, sources, alerts."""
+"""The vocabulary of the memory model (docs/design.md#the-memory-model): layers, states, kinds, polarity,
+sources, alerts."""
 
 from enum import StrEnum
 
@@ -58,3 +59,49 @@ class AlertKind(StrEnum):
 class AlertStatus(StrEnum):
     OPEN = "open"
     RESOLVED = "resolved"
+
+
+#: Every profile slot name. The API validates slot names against it; ``actors.core.slots.SLOTS`` gives each
+#: slot its meaning and must name exactly these (it checks on import): schemas import nothing from actors.
+SLOT_NAMES = frozenset(
+    {
+        "basic.name",
+        "basic.residence",
+        "basic.hometown",
+        "basic.age",
+        "basic.birthday",
+        "basic.gender",
+        "basic.occupation",
+        "basic.employer",
+        "basic.education",
+        "basic.allergy",
+        "basic.health",
+        "basic.diet_restriction",
+        "basic.family",
+        "basic.pet",
+        "basic.language",
+        "relation.social",
+        "preference.food",
+        "preference.drink",
+        "preference.content",
+        "preference.hobby",
+        "preference.music",
+        "preference.sport",
+        "preference.travel",
+        "preference.schedule",
+        "preference.shopping",
+        "preference.style",
+        "preference.general",
+        "style.reply_length",
+        "style.tone",
+        "style.language",
+        "style.format",
+        "style.taboo",
+        "state.mood",
+        "state.focus",
+        "state.situation",
+        "task.goal",
+        "task.plan",
+        "task.lesson",
+    }
+)

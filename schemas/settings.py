@@ -1,7 +1,7 @@
 """One settings object for the whole service (env prefix ``HERMES_``), and the per-tenant gate policy.
 
-``GatePolicy`` carries every number of the two gates (SPEC §3–§4, §6–§7). A tenant may override any of them;
-the service-wide defaults come from ``HermesSettings.policy``.
+``GatePolicy`` carries every number of the two gates (docs/design.md#gate-rules). A tenant may override any of
+them; the service-wide defaults come from ``HermesSettings.policy``.
 """
 
 from pathlib import Path

@@ -170,7 +170,7 @@ def provision(settings: HermesSettings) -> None:
     """Create what every replica shares, before any replica starts: the SQL schema (idempotent) and the host
     pool, each host started (its embedding model loaded on first use)."""
     from actors.runtime.pool import pool_actor
-    from actors.store.sql import MemoryStore
+    from actors.store.sql.store import MemoryStore
 
     store = MemoryStore.from_settings(settings)
     try:

@@ -6,7 +6,7 @@ answer is kept for ``KEY_CACHE_SECONDS`` per replica (by the key's digest, never
 does not query SQL on every request; a rotated or revoked key stops working within that time. The admin
 key comes from ``settings.admin_key``; when it is empty the admin endpoints are disabled for everyone.
 
-    HermesError (actors.errors)
+    HermesError (actors.core.errors)
     ├── Unauthorized     no key, or a key no tenant owns (HTTP 401)
     └── Forbidden        admin endpoints disabled, or a wrong admin key (HTTP 403)
 """
@@ -17,8 +17,8 @@ import hmac
 import time
 from collections.abc import Callable
 
-from actors.errors import HermesError
-from actors.store.sql import MemoryStore
+from actors.core.errors import HermesError
+from actors.store.sql.store import MemoryStore
 
 #: keys longer than this are refused before any hashing or SQL
 MAX_KEY_CHARS = 256

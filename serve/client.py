@@ -1,8 +1,9 @@
 """The Python client for the Hermes Memory HTTP API: synchronous (``HermesClient``) and asynchronous
 (``AsyncHermesClient``), over httpx, typed with the API models of ``schemas.api``.
 
-Methods mirror the deployment-handle methods of ``serve.app.HermesMemory`` one for one, minus the API key,
-which the client holds and sends as ``X-API-Key``; code moves between in-cluster and remote by swapping
+Methods mirror the deployment-handle methods of ``serve.app.HermesMemory`` one for one (the user operations
+of ``actors.app.operations`` and ``create_tenant``), minus the API key, which the client holds and sends as
+``X-API-Key``; code moves between in-cluster and remote by swapping
 ``await handle.recall.remote(key, "u1", req)`` for ``client.recall("u1", req)``::
 
     with HermesClient("http://127.0.0.1:8000", api_key) as hermes:

@@ -24,7 +24,7 @@ from ray.exceptions import RayActorError, RayTaskError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from actors.errors import HermesError
+from actors.core.errors import HermesError
 from schemas.api import ErrorBody
 from schemas.ids import InvalidIdentifier
 

@@ -5,7 +5,8 @@ methods (``serve.app.HermesMemory``, tenant from the ``api_key`` argument) both 
 validates identifiers and requests, turns an ``Idempotency-Key`` into the write's ``request_id`` (else a
 fresh one), and sends the call straight to the user's host (``actors.runtime.pool.HostRouter``: rendezvous
 hashing over the host pool; a host that is down is retried, and the service's request-id record makes a
-retried write safe). Each call is one typed host method; the caller's trace context travels with it.
+retried write safe). Each user operation (``actors.app.operations.UserOperations``) is a method here of
+the same name, calling the host's method of that name; the caller's trace context travels with it.
 
 Settings arrive once, at construction; nothing here reads globals or the environment.
 """
@@ -17,11 +18,12 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Literal, TypeVar
 
-from actors.errors import InvalidInput
+from actors.adapters.tracing import inject_context, span
+from actors.app.operations import Operation, UserOperations
+from actors.core.errors import InvalidInput
 from actors.runtime.pool import Handle, HostRouter
-from actors.store.sql import MemoryStore
-from actors.store.sql_tenants import TenantLimits
-from actors.tracing import inject_context, span
+from actors.store.sql.store import MemoryStore
+from actors.store.sql.tenants import TenantLimits
 from schemas.api import (
     ActivationLatency,
     AlertList,
@@ -81,12 +83,12 @@ class Gateway:
     def connect(cls, settings: HermesSettings) -> Gateway:
         return cls(settings, MemoryStore.from_settings(settings), HostRouter(settings))
 
-    async def _call(
-        self, name: str, tenant_id: str, user_id: str, send: HostCall[T], *, write: bool = False
-    ) -> T:
-        with span(f"hermes.{name}", tenant_id=tenant_id):
+    async def _call(self, operation: Operation, tenant_id: str, user_id: str, send: HostCall[T]) -> T:
+        """``send`` calls the host's method of ``operation`` (a ``UserOperations`` member), which also names
+        the call's span and, by its declared effect, what the quotas check."""
+        with span(f"hermes.{operation.__name__}", tenant_id=tenant_id):
             user_id = check_user_id(user_id)
-            await self.quotas.admit(tenant_id, user_id, write=write)
+            await self.quotas.admit(tenant_id, user_id, operation)
             trace_context = inject_context()
             return await self.hosts.call(tenant_id, user_id, lambda host: send(host, trace_context))
 
@@ -102,11 +104,10 @@ class Gateway:
         body = WriteTurnsRequest.model_validate(request)
         request_id = request_id_for(idempotency_key)
         return await self._call(
-            "write_turns",
+            UserOperations.write_turns,
             tenant_id,
             user_id,
             lambda host, tc: host.write_turns.remote(tenant_id, user_id, body, request_id, tc),
-            write=True,
         )
 
     async def write_memory(
@@ -119,11 +120,10 @@ class Gateway:
         body = WriteMemoryRequest.model_validate(request)
         request_id = request_id_for(idempotency_key)
         return await self._call(
-            "write_memory",
+            UserOperations.write_memory,
             tenant_id,
             user_id,
             lambda host, tc: host.write_memory.remote(tenant_id, user_id, body, request_id, tc),
-            write=True,
         )
 
     # ---------------------------------------------------------------------------- recall and sessions
@@ -131,7 +131,10 @@ class Gateway:
     async def recall(self, tenant_id: str, user_id: str, request: RecallRequest | dict) -> RecallResponse:
         body = RecallRequest.model_validate(request)
         return await self._call(
-            "recall", tenant_id, user_id, lambda host, tc: host.recall.remote(tenant_id, user_id, body, tc)
+            UserOperations.recall,
+            tenant_id,
+            user_id,
+            lambda host, tc: host.recall.remote(tenant_id, user_id, body, tc),
         )
 
     async def start_session(
@@ -139,7 +142,7 @@ class Gateway:
     ) -> SessionContext:
         body = StartSessionRequest.model_validate(request)
         return await self._call(
-            "start_session",
+            UserOperations.start_session,
             tenant_id,
             user_id,
             lambda host, tc: host.start_session.remote(tenant_id, user_id, body, tc),
@@ -159,19 +162,19 @@ class Gateway:
         if not 1 <= limit <= MAX_PAGE or offset < 0:
             raise InvalidInput(f"limit must be 1..{MAX_PAGE} and offset >= 0")
         return await self._call(
-            "list_items",
+            UserOperations.list_memories,
             tenant_id,
             user_id,
-            lambda host, tc: host.list_items.remote(tenant_id, user_id, layer, state, limit, offset, tc),
+            lambda host, tc: host.list_memories.remote(tenant_id, user_id, layer, state, limit, offset, tc),
         )
 
     async def get_memory(self, tenant_id: str, user_id: str, memory_id: str) -> MemoryDetail:
         memory_id = check_memory_id(memory_id)
         return await self._call(
-            "get_item",
+            UserOperations.get_memory,
             tenant_id,
             user_id,
-            lambda host, tc: host.get_item.remote(tenant_id, user_id, memory_id, tc),
+            lambda host, tc: host.get_memory.remote(tenant_id, user_id, memory_id, tc),
         )
 
     async def confirm(
@@ -180,7 +183,7 @@ class Gateway:
         body = ConfirmRequest.model_validate(request or {})
         memory_id = check_memory_id(memory_id)
         return await self._call(
-            "confirm",
+            UserOperations.confirm,
             tenant_id,
             user_id,
             lambda host, tc: host.confirm.remote(tenant_id, user_id, memory_id, body, tc),
@@ -192,7 +195,7 @@ class Gateway:
         body = FreezeRequest.model_validate(request)
         memory_id = check_memory_id(memory_id)
         return await self._call(
-            "freeze",
+            UserOperations.freeze,
             tenant_id,
             user_id,
             lambda host, tc: host.freeze.remote(tenant_id, user_id, memory_id, body, tc),
@@ -204,7 +207,7 @@ class Gateway:
         body = UnfreezeRequest.model_validate(request)
         memory_id = check_memory_id(memory_id)
         return await self._call(
-            "unfreeze",
+            UserOperations.unfreeze,
             tenant_id,
             user_id,
             lambda host, tc: host.unfreeze.remote(tenant_id, user_id, memory_id, body, tc),
@@ -216,7 +219,7 @@ class Gateway:
         body = ForgetRequest.model_validate(request or {})
         memory_id = check_memory_id(memory_id)
         return await self._call(
-            "forget",
+            UserOperations.forget,
             tenant_id,
             user_id,
             lambda host, tc: host.forget.remote(tenant_id, user_id, memory_id, body, tc),
@@ -227,7 +230,7 @@ class Gateway:
     ) -> EraseResult:
         body = EraseRequest.model_validate(request or {})
         return await self._call(
-            "erase_user",
+            UserOperations.erase_user,
             tenant_id,
             user_id,
             lambda host, tc: host.erase_user.remote(tenant_id, user_id, body, tc),
@@ -236,12 +239,18 @@ class Gateway:
     async def alerts(self, tenant_id: str, user_id: str, status: AlertFilter = "open") -> AlertList:
         wanted = None if status == "all" else AlertStatus(status)
         return await self._call(
-            "alerts", tenant_id, user_id, lambda host, tc: host.alerts.remote(tenant_id, user_id, wanted, tc)
+            UserOperations.alerts,
+            tenant_id,
+            user_id,
+            lambda host, tc: host.alerts.remote(tenant_id, user_id, wanted, tc),
         )
 
     async def profile(self, tenant_id: str, user_id: str) -> UserProfile:
         return await self._call(
-            "profile", tenant_id, user_id, lambda host, tc: host.profile.remote(tenant_id, user_id, tc)
+            UserOperations.profile,
+            tenant_id,
+            user_id,
+            lambda host, tc: host.profile.remote(tenant_id, user_id, tc),
         )
 
     # ----------------------------------------------------------------------------------- operations

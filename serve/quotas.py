@@ -1,4 +1,5 @@
-"""Per-tenant quotas and rate limits (SPEC §9): one tenant's traffic must not starve the others.
+"""Per-tenant quotas and rate limits (docs/trust.md#2-isolation): one tenant's traffic must not starve the
+others.
 
 Limits live in the ``tenants`` table (``requests_per_minute``, ``max_users``; NULL = unlimited) and are read
 through ``MemoryStore.tenant_limits``, cached for ``refresh_seconds`` so a busy replica does not query SQL on
@@ -7,8 +8,9 @@ every request (a changed limit takes effect within that time).
 * Rate: a token bucket per tenant holding at most one minute's allowance, refilled continuously. Every
   tenant-authenticated call takes one token; an empty bucket answers ``RateLimited`` (HTTP 429) with
   ``Retry-After`` = the time until the next token.
-* Users: a write for a user the tenant has never stored anything for is refused with ``QuotaExceeded``
-  (HTTP 429) once the tenant already holds ``max_users`` users. Reads are never refused by this quota.
+* Users: an operation that stores memories (its declared effect, ``actors.app.operations``) for a user the
+  tenant has never stored anything for is refused with ``QuotaExceeded`` (HTTP 429) once the tenant already
+  holds ``max_users`` users. Other operations are never refused by this quota.
 
 Both are enforced per Serve replica (no cross-replica coordination on the hot path): with N replicas a
 tenant gets up to N × its rate, and two replicas admitting two new users at the same instant may overshoot
@@ -23,9 +25,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from actors.errors import HermesError
-from actors.store.sql import MemoryStore
-from actors.store.sql_tenants import TenantLimits
+from actors.app.operations import Effect, Operation, effect_of
+from actors.core.errors import HermesError
+from actors.store.sql.store import MemoryStore
+from actors.store.sql.tenants import TenantLimits
 
 #: how long a replica trusts the limits and user counts it read from SQL
 REFRESH_SECONDS = 5.0
@@ -70,13 +73,21 @@ class Quotas:
         self._tenants: dict[str, _TenantState] = {}
         self._buckets: dict[str, _Bucket] = {}
 
-    async def admit(self, tenant_id: str, user_id: str, *, write: bool) -> None:
-        """Take one request token for the tenant; for a write (it may bring a new user into the tenant),
-        check the user quota. Raises when refused."""
+    async def admit(self, tenant_id: str, user_id: str, operation: Operation) -> None:
+        """A user operation: take one request token for the tenant; for an operation that stores memories
+        (it may bring a new user into the tenant), check the user quota. Raises when refused."""
+        state = await self._take_request(tenant_id)
+        if effect_of(operation) is Effect.STORES and state.limits.max_users is not None:
+            await self._admit_user(state, tenant_id, user_id, state.limits.max_users)
+
+    async def admit_tenant_view(self, tenant_id: str) -> None:
+        """A tenant-wide view (no user's operation): take one request token. Raises when refused."""
+        await self._take_request(tenant_id)
+
+    async def _take_request(self, tenant_id: str) -> _TenantState:
         state = await self._state(tenant_id)
         self._take_token(tenant_id, state.limits.requests_per_minute)
-        if write and state.limits.max_users is not None:
-            await self._admit_user(state, tenant_id, user_id, state.limits.max_users)
+        return state
 
     async def _state(self, tenant_id: str) -> _TenantState:
         now = self._clock()

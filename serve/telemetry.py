@@ -9,14 +9,15 @@ Exporters:
 * a **JSON-lines file** when ``HERMES_TRACE_FILE`` is set (one span per line, appended by every process:
   local debugging, and how the tests read a real request's spans);
 * **none** otherwise (``OTEL_TRACES_EXPORTER=none`` turns all off): no SDK provider is installed and the
-  spans of ``actors.tracing`` stay free no-ops.
+  spans of ``actors.adapters.tracing`` stay free no-ops.
 
 How it reaches every process: the local stack passes ``ray_startup_hook`` as Ray's ``_tracing_startup_hook``
 (on a cluster: ``ray start --tracing-startup-hook=serve.telemetry:ray_startup_hook``), which Ray runs in every
 worker and driver that connects — Serve replicas and proxies, the user hosts and their pool, Ray Data
 workers, job drivers. Serve's own proxy and replica spans are switched on by ``serve_tracing_config``
 and land in the same provider. The trace context also travels explicitly with every call to a Hermes actor
-(``actors.tracing.inject_context`` / ``attach_context``), so one request is one trace across processes.
+(``actors.adapters.tracing.inject_context`` / ``attach_context``), so one request is one trace across
+processes.
 Service name and resource attributes: ``OTEL_SERVICE_NAME`` / ``OTEL_RESOURCE_ATTRIBUTES`` (default name
 ``hermes-memory``); sampling: ``OTEL_TRACES_SAMPLER`` / ``OTEL_TRACES_SAMPLER_ARG`` (default: always, and
 children follow their parent).

@@ -12,7 +12,7 @@ from typing import Literal
 
 import numpy as np
 
-from actors.embedding import Embedder
+from actors.adapters.embedding import Embedder
 
 Mode = Literal["passage", "query"]
 #: most texts in one model call: bigger batches gain little speed per text and delay the first waiter

@@ -8,7 +8,8 @@ the active items — and passivated when least recently used beyond the host's u
 
 The host owns what every resident shares: one SQL engine, one embedding model with micro-batching
 (``BatchingEmbedder``), tenant policies, and a background thread that drains the vector-index outbox for
-the users this host serves. Hosts are called by typed methods (``host.recall.remote(...)``).
+the users this host serves. Hosts are called by typed methods (``host.recall.remote(...)``), one per user
+operation of ``actors.app.operations.UserOperations``, each running that service method.
 
 Errors: ``WrongHost`` when the user belongs to another host under the current pool size (the caller
 refreshes its view of the pool and resends); ``OwnershipLost`` never leaves: the user is reloaded under a
@@ -25,18 +26,18 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import ray
 
-from actors.embedding import make_embedder
-from actors.errors import HermesError, OwnershipLost
+from actors.adapters.embedding import make_embedder
+from actors.adapters.tracing import attached, span
+from actors.app.service import UserMemoryService
+from actors.core.errors import HermesError, OwnershipLost
 from actors.runtime import outbox
 from actors.runtime.batching import BatchingEmbedder
 from actors.runtime.rendezvous import host_of
-from actors.service import UserMemoryService
-from actors.store.sql import MemoryStore
-from actors.tracing import attached, span
+from actors.store.sql.store import MemoryStore
 from schemas import api
 from schemas.enums import AlertStatus, Layer, State
 from schemas.settings import GatePolicy, HermesSettings
@@ -44,6 +45,7 @@ from schemas.settings import GatePolicy, HermesSettings
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+P = ParamSpec("P")
 UserKey = tuple[str, str]
 
 POOL_ACTOR_NAME = "host-pool"
@@ -139,7 +141,7 @@ class UserHost:
         trace_context: dict[str, str] | None = None,
     ) -> api.WriteResult:
         return await self._serve(
-            tenant_id, user_id, trace_context, "write_turns", lambda s: s.write_turns(request, request_id)
+            tenant_id, user_id, trace_context, UserMemoryService.write_turns, request, request_id
         )
 
     async def write_memory(
@@ -151,7 +153,7 @@ class UserHost:
         trace_context: dict[str, str] | None = None,
     ) -> api.WriteResult:
         return await self._serve(
-            tenant_id, user_id, trace_context, "write_memory", lambda s: s.write_memory(request, request_id)
+            tenant_id, user_id, trace_context, UserMemoryService.write_memory, request, request_id
         )
 
     async def recall(
@@ -161,7 +163,7 @@ class UserHost:
         request: api.RecallRequest,
         trace_context: dict[str, str] | None = None,
     ) -> api.RecallResponse:
-        return await self._serve(tenant_id, user_id, trace_context, "recall", lambda s: s.recall(request))
+        return await self._serve(tenant_id, user_id, trace_context, UserMemoryService.recall, request)
 
     async def start_session(
         self,
@@ -170,11 +172,9 @@ class UserHost:
         request: api.StartSessionRequest,
         trace_context: dict[str, str] | None = None,
     ) -> api.SessionContext:
-        return await self._serve(
-            tenant_id, user_id, trace_context, "start_session", lambda s: s.start_session(request)
-        )
+        return await self._serve(tenant_id, user_id, trace_context, UserMemoryService.start_session, request)
 
-    async def list_items(
+    async def list_memories(
         self,
         tenant_id: str,
         user_id: str,
@@ -185,19 +185,13 @@ class UserHost:
         trace_context: dict[str, str] | None = None,
     ) -> api.MemoryList:
         return await self._serve(
-            tenant_id,
-            user_id,
-            trace_context,
-            "list_items",
-            lambda s: s.list_items(layer=layer, state=state, limit=limit, offset=offset),
+            tenant_id, user_id, trace_context, UserMemoryService.list_memories, layer, state, limit, offset
         )
 
-    async def get_item(
+    async def get_memory(
         self, tenant_id: str, user_id: str, memory_id: str, trace_context: dict[str, str] | None = None
     ) -> api.MemoryDetail:
-        return await self._serve(
-            tenant_id, user_id, trace_context, "get_item", lambda s: s.get_item(memory_id)
-        )
+        return await self._serve(tenant_id, user_id, trace_context, UserMemoryService.get_memory, memory_id)
 
     async def confirm(
         self,
@@ -208,7 +202,7 @@ class UserHost:
         trace_context: dict[str, str] | None = None,
     ) -> api.MemoryOut:
         return await self._serve(
-            tenant_id, user_id, trace_context, "confirm", lambda s: s.confirm(memory_id, request)
+            tenant_id, user_id, trace_context, UserMemoryService.confirm, memory_id, request
         )
 
     async def freeze(
@@ -220,7 +214,7 @@ class UserHost:
         trace_context: dict[str, str] | None = None,
     ) -> api.MemoryOut:
         return await self._serve(
-            tenant_id, user_id, trace_context, "freeze", lambda s: s.freeze(memory_id, request)
+            tenant_id, user_id, trace_context, UserMemoryService.freeze, memory_id, request
         )
 
     async def unfreeze(
@@ -232,7 +226,7 @@ class UserHost:
         trace_context: dict[str, str] | None = None,
     ) -> api.MemoryOut:
         return await self._serve(
-            tenant_id, user_id, trace_context, "unfreeze", lambda s: s.unfreeze(memory_id, request)
+            tenant_id, user_id, trace_context, UserMemoryService.unfreeze, memory_id, request
         )
 
     async def forget(
@@ -244,7 +238,7 @@ class UserHost:
         trace_context: dict[str, str] | None = None,
     ) -> api.ForgetResult:
         return await self._serve(
-            tenant_id, user_id, trace_context, "forget", lambda s: s.forget(memory_id, request)
+            tenant_id, user_id, trace_context, UserMemoryService.forget, memory_id, request
         )
 
     async def erase_user(
@@ -254,9 +248,7 @@ class UserHost:
         request: api.EraseRequest,
         trace_context: dict[str, str] | None = None,
     ) -> api.EraseResult:
-        return await self._serve(
-            tenant_id, user_id, trace_context, "erase_user", lambda s: s.erase_user(request)
-        )
+        return await self._serve(tenant_id, user_id, trace_context, UserMemoryService.erase_user, request)
 
     async def alerts(
         self,
@@ -265,12 +257,12 @@ class UserHost:
         status: AlertStatus | None,
         trace_context: dict[str, str] | None = None,
     ) -> api.AlertList:
-        return await self._serve(tenant_id, user_id, trace_context, "alerts", lambda s: s.alerts(status))
+        return await self._serve(tenant_id, user_id, trace_context, UserMemoryService.alerts, status)
 
     async def profile(
         self, tenant_id: str, user_id: str, trace_context: dict[str, str] | None = None
     ) -> api.UserProfile:
-        return await self._serve(tenant_id, user_id, trace_context, "profile", lambda s: s.profile())
+        return await self._serve(tenant_id, user_id, trace_context, UserMemoryService.profile)
 
     # ------------------------------------------------------------------------------ pool and figures
 
@@ -327,9 +319,11 @@ class UserHost:
         tenant_id: str,
         user_id: str,
         trace_context: dict[str, str] | None,
-        name: str,
-        operation: Callable[[UserMemoryService], T],
+        operation: Callable[Concatenate[UserMemoryService, P], T],
+        *args: P.args,
+        **kwargs: P.kwargs,
     ) -> T:
+        """``operation(service, *args, **kwargs)`` in the user's mailbox."""
         self._start_maintenance()
         if host_of(tenant_id, user_id, self.pool_size) != self.index:
             raise WrongHost(f"user {user_id!r} is not served by {self.name}", self.pool_size)
@@ -341,7 +335,9 @@ class UserHost:
         resident.waiting += 1
         try:
             async with resident.mailbox:
-                return await asyncio.to_thread(self._run, key, resident, trace_context, name, operation)
+                return await asyncio.to_thread(
+                    lambda: self._run(key, resident, trace_context, operation, *args, **kwargs)
+                )
         finally:
             resident.waiting -= 1
             resident.last_used = time.monotonic()
@@ -353,14 +349,15 @@ class UserHost:
         key: UserKey,
         resident: _Resident,
         trace_context: dict[str, str] | None,
-        name: str,
-        operation: Callable[[UserMemoryService], T],
+        operation: Callable[Concatenate[UserMemoryService, P], T],
+        *args: P.args,
+        **kwargs: P.kwargs,
     ) -> T:
         """In a worker thread, holding the user's mailbox."""
-        with attached(trace_context), span(f"host.{name}", tenant_id=key[0], host=self.name):
+        with attached(trace_context), span(f"host.{operation.__name__}", tenant_id=key[0], host=self.name):
             for attempt in (1, 2):
                 try:  # a claim raced by another claimant's first one is lost like a commit
-                    return operation(self._current(key, resident))
+                    return operation(self._current(key, resident), *args, **kwargs)
                 except OwnershipLost:
                     resident.service = None
                     self._refresh_pool_size()
@@ -482,7 +479,7 @@ class UserHost:
     def _vector_index(self) -> Any:
         """Connected on first need: a host serves recalls and writes while the index is down."""
         if self._index is None:
-            from actors.store.milvus import MilvusIndex
+            from actors.store.vectors.milvus import MilvusIndex
 
             self._index = MilvusIndex(
                 self.settings.milvus_uri, self.settings.milvus_collection, self.embedder.dim

@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from actors.store.sql import MemoryStore
-from actors.store.sql_runtime import OutboxEntry
-from actors.store.vectors import VectorIndex, VectorRow
+from actors.store.sql.ownership import OutboxEntry
+from actors.store.sql.store import MemoryStore
+from actors.store.vectors.index import VectorIndex, VectorRow
 from schemas.enums import Layer, State
 
 #: outbox rows read per query, and most pages one drain looks through for its own entries (the head of the

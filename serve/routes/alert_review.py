@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from actors.memory import Alert
+from actors.core.memory import Alert
 from schemas.api import AlertList, AlertOut
 from schemas.api_tenant import ResolveAlertRequest
 from schemas.enums import AlertStatus
@@ -31,7 +31,7 @@ async def tenant_alerts(
 ) -> AlertList:
     wanted = None if status == "all" else AlertStatus(status)
     found: list[Alert] = await asyncio.to_thread(store.alerts, tenant, None, wanted)
-    return AlertList(alerts=[AlertOut.from_alert(alert) for alert in found[:limit]])
+    return AlertList(alerts=[AlertOut.model_validate(alert) for alert in found[:limit]])
 
 
 @router.post("/users/{user_id}/alerts/{alert_id}/resolve", summary="Resolve a user's alert (audited)")
@@ -46,4 +46,4 @@ async def resolve_alert(
     resolved = await asyncio.to_thread(
         store.resolve_with_audit, tenant, user_id, alert_id, reason=reason, actor=RESOLVER
     )
-    return AlertOut.from_alert(resolved)
+    return AlertOut.model_validate(resolved)

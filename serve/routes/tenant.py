@@ -5,7 +5,7 @@ import asyncio
 
 from fastapi import APIRouter
 
-from actors.context import BUDGET_SPLIT
+from actors.core.context import BUDGET_SPLIT
 from schemas.api_tenant import TenantPolicy
 from serve.routes.views import AdmittedTenantDep, StoreDep
 

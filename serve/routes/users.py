@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from actors.store.tenant_views import UserCounts
+from actors.store.sql.tenant_views import UserCounts
 from schemas.api_tenant import (
     MAX_USER_QUERY_CHARS,
     MAX_USERS_PAGE,

@@ -11,7 +11,7 @@ from weakref import WeakKeyDictionary
 
 from fastapi import Depends
 
-from actors.store.tenant_views import TenantViewStore
+from actors.store.sql.tenant_views import TenantViewStore
 from serve.gateway import Gateway
 from serve.routes.deps import GatewayDep, TenantDep
 
@@ -29,7 +29,7 @@ def current_store(gateway: GatewayDep) -> TenantViewStore:
 
 
 async def admitted_tenant(tenant: TenantDep, gateway: GatewayDep) -> str:
-    await gateway.quotas.admit(tenant, "", write=False)
+    await gateway.quotas.admit_tenant_view(tenant)
     return tenant
 
 

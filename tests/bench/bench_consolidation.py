@@ -41,15 +41,15 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from actors.memory import MemoryItem  # noqa: E402
-from actors.store.filters import partition_name  # noqa: E402
-from actors.store.milvus import MilvusIndex  # noqa: E402
-from actors.store.milvus_server import MilvusLiteServer  # noqa: E402
-from actors.store.sql import MemoryStore  # noqa: E402
-from actors.store.sql_mapping import ITEM_FIELDS  # noqa: E402
+from actors.core.memory import MemoryItem  # noqa: E402
+from actors.store.sql.mapping import ITEM_FIELDS  # noqa: E402
+from actors.store.sql.store import MemoryStore  # noqa: E402
+from actors.store.sql.tables import MemoryItemRow  # noqa: E402
+from actors.store.vectors.filters import partition_name  # noqa: E402
+from actors.store.vectors.milvus import MilvusIndex  # noqa: E402
+from actors.store.vectors.milvus_server import MilvusLiteServer  # noqa: E402
 from schemas.enums import Kind, Layer, Source, State  # noqa: E402
 from schemas.settings import Capacities, GatePolicy, HermesSettings  # noqa: E402
-from schemas.tables import MemoryItemRow  # noqa: E402
 
 TENANT = "bench"
 DIM = 384

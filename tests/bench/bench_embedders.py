@@ -280,8 +280,9 @@ PROBES: list[tuple[str, str, str, str]] = [
     ),
 ]
 
-# Near-duplicate dedup (SPEC: similarity >= 0.92) must merge restatements and must not merge a different fact
-# said the same way. (text, restatement) pairs, then (text, same frame with another value) pairs.
+# Near-duplicate dedup (docs/design.md#what-gets-written: similarity >= 0.92) must merge restatements and must
+# not merge a different fact said the same way. (text, restatement) pairs, then (text, same frame with another
+# value) pairs.
 RESTATED = [
     ("I'm allergic to peanuts.", "I have a peanut allergy."),
     ("I live in Suzhou now.", "These days I'm living in Suzhou."),
@@ -312,7 +313,7 @@ class E5:
 
     def __init__(self) -> None:
         sys.path.insert(0, str(REPO_ROOT))
-        from actors.embedding import E5Embedder
+        from actors.adapters.embedding import E5Embedder
 
         self._embedder = E5Embedder()
         self._embedder.embed_queries(["warm up"])  # loads the model

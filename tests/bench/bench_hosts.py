@@ -78,7 +78,9 @@ def stack(tree: Path, home: Path, extra_env: dict[str, str], say) -> Iterator[tu
     env = {**os.environ, "PYTHONPATH": str(tree), "HERMES_HOME": str(home), **extra_env}
     for name in ("RAY_ADDRESS", "HERMES_TRACE_FILE"):
         env.pop(name, None)
-    command = [sys.executable, "-m", "serve.cli", "up", "--detach", "--port", str(port), "--timeout", "600"]
+    command = [
+        sys.executable, "-m", "serve.cli.main", "up", "--detach", "--port", str(port), "--timeout", "600"
+    ]
     started = time.perf_counter()
     result = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, timeout=660)
     if result.returncode != 0:
@@ -90,7 +92,11 @@ def stack(tree: Path, home: Path, extra_env: dict[str, str], say) -> Iterator[tu
         yield f"http://127.0.0.1:{port}", (home / "demo.key").read_text().strip(), pid
     finally:
         subprocess.run(
-            [sys.executable, "-m", "serve.cli", "down"], cwd=tree, env=env, capture_output=True, timeout=300
+            [sys.executable, "-m", "serve.cli.main", "down"],
+            cwd=tree,
+            env=env,
+            capture_output=True,
+            timeout=300,
         )
 
 
@@ -250,10 +256,10 @@ async def drive(base_url: str, key: str, pid: int, plan: Plan, say) -> dict:
 def resident_user_bytes() -> dict:
     """Bytes a host holds for one user with a full active memory (1,250 items: working 200, long-term
     1,000, core 50) once recall has built its structures, measured with tracemalloc in this process."""
-    from actors.embedding import HashEmbedder
-    from actors.memory import GateChanges, MemoryItem
-    from actors.service import UserMemoryService
-    from actors.store.sql import MemoryStore
+    from actors.adapters.embedding import HashEmbedder
+    from actors.app.service import UserMemoryService
+    from actors.core.memory import GateChanges, MemoryItem
+    from actors.store.sql.store import MemoryStore
     from schemas.api import RecallRequest
     from schemas.enums import Kind, Layer, State
     from schemas.settings import GatePolicy

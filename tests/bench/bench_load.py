@@ -1,4 +1,5 @@
-"""Bounded load run on loopback, then a full consistency check (SPEC §9; issue 5).
+"""Bounded load run on loopback, then a full consistency check
+(docs/trust.md#6-load-and-consistency; issue 5).
 
 Starts a private stack (milvus-lite server, a local Ray with 2 CPUs, Ray Serve on a free 127.0.0.1 port, the
 real e5 embedder), then runs a closed loop for ``--duration`` seconds: ``--concurrency`` workers, each
@@ -33,9 +34,9 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from actors.store.milvus import MilvusIndex  # noqa: E402
-from actors.store.milvus_server import MilvusLiteServer  # noqa: E402
-from actors.store.sql import MemoryStore  # noqa: E402
+from actors.store.sql.store import MemoryStore  # noqa: E402
+from actors.store.vectors.milvus import MilvusIndex  # noqa: E402
+from actors.store.vectors.milvus_server import MilvusLiteServer  # noqa: E402
 from schemas.enums import ACTIVE_STATES, Layer  # noqa: E402
 from schemas.settings import HermesSettings  # noqa: E402
 

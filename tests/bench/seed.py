@@ -29,21 +29,22 @@ import numpy as np
 from pymilvus import MilvusClient
 from sqlalchemy import insert
 
-from actors.memory import MemoryItem
-from actors.store.filters import partition_name
-from actors.store.milvus import MilvusIndex
-from actors.store.milvus_server import MEMTABLE_LIMIT_ENV, MilvusLiteServer
-from actors.store.sql import MemoryStore
-from actors.store.sql_engine import build_engine
-from actors.store.sql_mapping import ITEM_FIELDS
+from actors.core.memory import MemoryItem
+from actors.store.sql.engine import build_engine
+from actors.store.sql.mapping import ITEM_FIELDS
+from actors.store.sql.store import MemoryStore
+from actors.store.sql.tables import MemoryItemRow
+from actors.store.vectors.filters import partition_name
+from actors.store.vectors.milvus import MilvusIndex
+from actors.store.vectors.milvus_server import MEMTABLE_LIMIT_ENV, MilvusLiteServer
 from schemas.enums import Kind, Layer, Source, State
 from schemas.settings import Capacities, HermesSettings
-from schemas.tables import MemoryItemRow
 
 DIM = 384
 SQL_BATCH = 5000
 MILVUS_BATCH = 5000
-#: seeding memtable: ~80k rows per flush instead of the service's ~150 (see actors.store.milvus_server)
+#: seeding memtable: ~80k rows per flush instead of the service's ~150
+#: (see actors.store.vectors.milvus_server)
 SEED_MEMTABLE_BYTES = 128 * 1024 * 1024
 HISTORY_DAYS = 180
 
@@ -129,7 +130,7 @@ def pool_vectors(pool: list[PoolSentence], cache_dir: Path) -> tuple[np.ndarray,
     cached = cache_dir / f"pool-{len(pool)}-{digest}.npy"
     if cached.exists():
         return np.load(cached), None
-    from actors.embedding import E5Embedder
+    from actors.adapters.embedding import E5Embedder
 
     embedder = E5Embedder()
     started = time.perf_counter()

@@ -23,7 +23,7 @@ APP_EXISTS = (REPO / "serve" / "app.py").exists()
 def cli_command() -> list[str]:
     """The installed entry point when this environment has one, else the module (an uninstalled checkout)."""
     script = Path(sys.executable).with_name("hermes-memory")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "serve.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "serve.cli.main"]
 
 
 def run_cli(
@@ -55,7 +55,7 @@ def test_tenant_create_rejects_an_unsafe_id_without_a_traceback(tmp_path):
 
 
 def test_tenant_create_prints_a_key_that_the_store_accepts(tmp_path):
-    from actors.store.sql import MemoryStore
+    from actors.store.sql.store import MemoryStore
     from schemas.settings import HermesSettings
 
     result = run_cli("tenant", "create", "acme", home=tmp_path)

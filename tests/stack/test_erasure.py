@@ -1,7 +1,8 @@
-"""Forgetting (SPEC §9), verified by searching every store afterwards rather than trusting the API: every
-SQL table and column, the raw bytes of the SQLite file and its write-ahead log, the Milvus partition (by
-id and by vector), the archive, the session snapshots (the rendered cache), the audit payloads and the
-live host's view (list, recall, a new snapshot). Only tombstones remain, and other users are untouched.
+"""Forgetting (docs/trust.md#4-erasure), verified by searching every store afterwards rather than trusting the
+API: every SQL table and column, the raw bytes of the SQLite file and its write-ahead log, the Milvus
+partition (by id and by vector), the archive, the session snapshots (the rendered cache), the audit payloads
+and the live host's view (list, recall, a new snapshot). Only tombstones remain, and other users are
+untouched.
 """
 
 import uuid
@@ -26,7 +27,7 @@ def tiny_tenant(sql_store):
 
 @pytest.fixture
 def milvus(stack_settings):
-    from actors.store.milvus import MilvusIndex
+    from actors.store.vectors.milvus import MilvusIndex
 
     index = MilvusIndex(stack_settings.milvus_uri, stack_settings.milvus_collection, E5_DIM)
     yield index

@@ -29,8 +29,8 @@ import numpy as np
 import pytest
 import ray
 
-from actors.memory import GateChanges, MemoryItem
-from actors.store.milvus_server import MilvusLiteServer
+from actors.core.memory import GateChanges, MemoryItem
+from actors.store.vectors.milvus_server import MilvusLiteServer
 from schemas.enums import Kind
 from tests.stack.trust_stack import (
     E5_DIM,
@@ -244,8 +244,8 @@ def node_crash_scenario(settings_json: str) -> dict:
 
     from actors.runtime.pool import HostRouter, pool_actor
     from actors.runtime.rendezvous import host_of
-    from actors.store.milvus import MilvusIndex
-    from actors.store.sql import MemoryStore
+    from actors.store.sql.store import MemoryStore
+    from actors.store.vectors.milvus import MilvusIndex
     from schemas.api import WriteTurnsRequest
     from schemas.settings import HermesSettings
     from tests.stack.trust_stack import Ack, duplicated_dialogs, fact_text, missing_acknowledged

@@ -1,7 +1,7 @@
-"""Hostile input (SPEC §6, §9) against the real stack: a corpus of malformed, oversized, injecting and
-secret-bearing requests, each with its expected outcome — a clear 4xx, or a 200 whose stored form is
-neutralised or redacted — and afterwards proof that none of it disturbed what was stored before, and that
-no secret reached SQL (any table, the raw file) or a rendered snapshot."""
+"""Hostile input (docs/trust.md#3-hostile-input) against the real stack: a corpus of malformed, oversized,
+injecting and secret-bearing requests, each with its expected outcome — a clear 4xx, or a 200 whose stored
+form is neutralised or redacted — and afterwards proof that none of it disturbed what was stored before, and
+that no secret reached SQL (any table, the raw file) or a rendered snapshot."""
 
 import json
 import uuid

@@ -12,8 +12,8 @@ import ray
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from actors.errors import OwnershipLost
-from actors.memory import GateChanges
+from actors.core.errors import OwnershipLost
+from actors.core.memory import GateChanges
 from actors.runtime.host import host_name
 from actors.runtime.pool import HostRouter, pool_actor
 from actors.runtime.rendezvous import host_of
@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.stack, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def one_host(ray_session, make_stack_settings):
     """A pool of one host (hashing embedder, SQLite), driven through its typed methods."""
-    from actors.store.sql import MemoryStore
+    from actors.store.sql.store import MemoryStore
 
     settings = make_stack_settings(namespace=f"hermes-host-{uuid.uuid4().hex[:6]}", hosts=1, embedder="hash")
     store = MemoryStore.from_settings(settings)

@@ -1,7 +1,7 @@
-"""Tenant isolation (SPEC §9) on the real stack: every endpoint of the OpenAPI spec probed with another
-tenant's key and the victim's ids, the deployment handle likewise, the Milvus partition directly; API keys
-stored only as hashes; the admin key guarding tenant management; per-tenant rate limits and user quotas
-answering 429."""
+"""Tenant isolation (docs/trust.md#2-isolation) on the real stack: every endpoint of the OpenAPI spec probed
+with another tenant's key and the victim's ids, the deployment handle likewise, the Milvus partition directly;
+API keys stored only as hashes; the admin key guarding tenant management; per-tenant rate limits and user
+quotas answering 429."""
 
 import hashlib
 import re
@@ -10,8 +10,8 @@ import uuid
 import numpy as np
 import pytest
 
-from actors.errors import NotFound
-from actors.store.sql_tenants import TenantLimits
+from actors.core.errors import NotFound
+from actors.store.sql.tenants import TenantLimits
 from tests.conftest import ADMIN_KEY
 from tests.stack.trust_stack import E5_DIM, file_traces
 
@@ -101,7 +101,7 @@ def test_every_endpoint_refuses_another_tenant(http, sql_store, victim):
 def test_deployment_handle_and_vector_partition_stay_in_scope(serve_app, sql_store, stack_settings, victim):
     from ray import serve
 
-    from actors.store.milvus import MilvusIndex
+    from actors.store.vectors.milvus import MilvusIndex
 
     tenant_a, key_a, _ = victim
     tenant_b, key_b = new_key(sql_store)

@@ -15,9 +15,9 @@ from datetime import timedelta
 import httpx
 import pytest
 
-from actors.errors import OwnershipLost
-from actors.memory import GateChanges, MemoryItem, utcnow
-from actors.store.milvus import MilvusIndex
+from actors.core.errors import OwnershipLost
+from actors.core.memory import GateChanges, MemoryItem, utcnow
+from actors.store.vectors.milvus import MilvusIndex
 from schemas.enums import Kind, Layer, Polarity, Source, State
 from schemas.settings import Capacities, GatePolicy
 from tests.stack.trust_stack import converge
@@ -400,7 +400,7 @@ def test_group_features_never_reveal_a_cohort_smaller_than_the_minimum(http, sta
     )
     small, _ = new_tenant(sql_store, consent=True)
     seed(sql_store, *[one for n in range(4) for one in _tastes(small, f"r{n}", ("preference.music", "jazz"))])
-    from actors.store.sql_jobs import CohortFeature
+    from actors.store.sql.jobs import CohortFeature
 
     sql_store.replace_cohort_features(
         no_consent, [CohortFeature("preference.music", Polarity.POSITIVE, "jazz", 6, 6, 1.0)]
@@ -426,7 +426,7 @@ def test_group_features_never_reveal_a_cohort_smaller_than_the_minimum(http, sta
 def test_ray_data_reads_the_users_from_postgresql_with_bound_parameters(make_stack_settings, postgres_url):
     import psycopg
 
-    from actors.store.sql import MemoryStore
+    from actors.store.sql.store import MemoryStore
     from jobs.common import read_sql, users_with_items
 
     database = f"hermes_jobs_{uuid.uuid4().hex[:8]}"

@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 from pymilvus import DataType, MilvusClient
 
-from actors.errors import InvalidInput, StoreUnavailable
-from actors.store import milvus
-from actors.store.milvus import MilvusIndex, VectorSchemaMismatch
-from actors.store.milvus_server import (
+from actors.core.errors import InvalidInput, StoreUnavailable
+from actors.store.vectors import milvus
+from actors.store.vectors.index import VectorRow
+from actors.store.vectors.milvus import MilvusIndex, VectorSchemaMismatch
+from actors.store.vectors.milvus_server import (
     LocalMilvus,
     MilvusLiteServer,
     free_port,
@@ -24,7 +25,6 @@ from actors.store.milvus_server import (
     read_pidfile,
     stop_pidfile,
 )
-from actors.store.vectors import VectorRow
 from schemas.enums import Layer, State
 from schemas.ids import InvalidIdentifier, new_memory_id
 from tests.conftest import processes_under
@@ -163,7 +163,7 @@ def test_a_second_process_sees_the_rows(server: LocalMilvus, index: MilvusIndex)
     index.upsert("acme", rows)
     script = (
         "import json, sys\n"
-        "from actors.store.milvus import MilvusIndex\n"
+        "from actors.store.vectors.milvus import MilvusIndex\n"
         "index = MilvusIndex(sys.argv[1], sys.argv[2], int(sys.argv[3]))\n"
         # ids() reads at Strong: every write made before it is visible to it and to what follows
         "ids = sorted(index.ids('acme'))\n"

@@ -10,12 +10,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from actors.embedding import E5Embedder
+from actors.adapters.embedding import E5Embedder
+from actors.app.service import UserMemoryService
 from actors.runtime.outbox import drain
-from actors.service import UserMemoryService
-from actors.store.filters import partition_name
-from actors.store.milvus import MilvusIndex
-from actors.store.sql import MemoryStore
+from actors.store.sql.store import MemoryStore
+from actors.store.vectors.filters import partition_name
+from actors.store.vectors.milvus import MilvusIndex
 from schemas import api
 from tests.stack.test_sql_postgres import _drop_postgres_schema, _fresh_postgres_schema
 

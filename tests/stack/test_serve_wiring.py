@@ -13,7 +13,7 @@ import httpx
 import pytest
 import ray
 
-from actors.errors import NotFound
+from actors.core.errors import NotFound
 from actors.runtime.host import POOL_ACTOR_NAME
 from schemas.api import WriteMemoryRequest, WriteResult
 from schemas.settings import HermesSettings
@@ -46,7 +46,7 @@ def wiring(serve_port, tmp_path_factory):
     """The HermesMemory app on one host that keeps a single user resident."""
     from ray import serve
 
-    from actors.store.sql import MemoryStore
+    from actors.store.sql.store import MemoryStore
     from serve.app import build_app
 
     home = tmp_path_factory.mktemp("wiring")

@@ -1,8 +1,8 @@
 """The SQL store suite over SQLite *and* a real PostgreSQL, plus concurrency on both.
 
-Every test of ``tests/unit/test_sql_store.py`` is imported and runs once per URL: ``store_url`` below
-overrides the unit module's fixture. Each PostgreSQL test gets a fresh schema (dropped afterwards) through
-``search_path``, so runs never see each other's tables.
+Every test of ``tests/unit/store/sql/test_sql_store.py`` is imported and runs once per URL: ``store_url``
+below overrides the unit module's fixture. Each PostgreSQL test gets a fresh schema (dropped afterwards)
+through ``search_path``, so runs never see each other's tables.
 """
 
 import inspect
@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import create_engine, make_url, text
 
-import tests.unit.test_sql_store as suite
-from actors.errors import ConcurrentUpdate, StoreUnavailable
-from actors.store.sql import MemoryStore
+import tests.unit.store.sql.test_sql_store as suite
+from actors.core.errors import ConcurrentUpdate, StoreUnavailable
+from actors.store.sql.store import MemoryStore
 
 # the shared suite's tests that touch a database, collected again in this module with its fixtures
 globals().update(

@@ -10,7 +10,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from actors.store.milvus import MilvusIndex
+from actors.store.vectors.milvus import MilvusIndex
 from tests.stack.trust_stack import converge, kill_app_actors
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]
@@ -142,7 +142,7 @@ def postgres_app(serve_app, make_stack_settings, postgres_url, milvus_standalone
     import psycopg
     from ray import serve
 
-    from actors.store.sql import MemoryStore
+    from actors.store.sql.store import MemoryStore
     from serve.app import build_app
 
     database = f"hermes_e2e_{uuid.uuid4().hex[:8]}"

@@ -21,11 +21,11 @@ import httpx
 import numpy as np
 import ray
 
-from actors.errors import StoreUnavailable
+from actors.core.errors import StoreUnavailable
 from actors.runtime.host import POOL_ACTOR_NAME, host_name
 from actors.runtime.rendezvous import host_of
-from actors.store.milvus import MilvusIndex
-from actors.store.sql import MemoryStore
+from actors.store.sql.store import MemoryStore
+from actors.store.vectors.milvus import MilvusIndex
 from schemas.settings import HermesSettings
 
 #: statuses a write may get while something is being killed; anything else fails the stream at once
@@ -101,7 +101,7 @@ def user_host(settings: HermesSettings, tenant_id: str, user_id: str) -> ray.act
 
 def new_tenant(store: MemoryStore, **limits) -> tuple[str, str]:
     """(tenant id, API key) of a fresh tenant."""
-    from actors.store.sql_tenants import TenantLimits
+    from actors.store.sql.tenants import TenantLimits
 
     tenant_id = f"t_{uuid.uuid4().hex[:12]}"
     return tenant_id, store.create_tenant(tenant_id, limits=TenantLimits(**limits))
@@ -293,7 +293,7 @@ def sql_traces(url: str, needles: list[str]) -> list[str]:
     matched as their tuple repr, so ``"'t1', 'alice'"`` finds rows scoped to tenant t1 and user alice)."""
     from sqlalchemy import create_engine, select
 
-    from schemas.tables import Base
+    from actors.store.sql.tables import Base
 
     engine = create_engine(url)
     found = []

@@ -2,7 +2,7 @@
 
 import pytest
 
-from actors.store.sql import MemoryStore
+from actors.store.sql.store import MemoryStore
 
 
 @pytest.fixture

@@ -27,16 +27,17 @@ import json
 import logging
 import threading
 import uuid
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any
+from typing import Any, TypeVar
 
 from agent.memory_provider import MemoryProvider
 from tools.daemon_pool import DaemonThreadPoolExecutor  # Hermes Agent's: never holds the process open
 
 from hermes_memory_provider.config import NAME, ProviderSettings, memory_user_id, safe_id
 from hermes_memory_provider.tools import TOOL_SCHEMAS
-from schemas.api import MAX_QUERY_CHARS, MAX_TURN_CHARS, RecallResponse
+from schemas.api import MAX_QUERY_CHARS, MAX_TURN_CHARS, RecallResponse, WriteResult
 from serve.client import (
     HermesClient,
     HermesConnectionError,
@@ -46,6 +47,7 @@ from serve.client import (
 )
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: contexts that read memory but never write it (they would put a scheduler's or a helper's words
 #: into the user's memory)
@@ -208,7 +210,7 @@ class HermesMemoryProvider(MemoryProvider):
             "session_id": session,
             "turns": [{"role": "user", "text": chunk, "dialog_id": dialog_id} for chunk in chunks],
         }
-        self._writer.submit(self._send_write, "write_turns", request, f"{dialog_id}.{text}")
+        self._writer.submit(self._send_write, HermesClient.write_turns, request, f"{dialog_id}.{text}")
 
     def on_memory_write(
         self, action: str, target: str, content: str, metadata: dict[str, Any] | None = None
@@ -230,7 +232,7 @@ class HermesMemoryProvider(MemoryProvider):
                 "source": "inferred",
                 "remember": True,
             }
-            self._writer.submit(self._send_write, "write_memory", request, f"{target}.{content}")
+            self._writer.submit(self._send_write, HermesClient.write_memory, request, f"{target}.{content}")
 
     def current_dialog_id(self, session: str = "") -> str:
         """The dialog id the current turn's words are written under (and unfreezes are audited with)."""
@@ -263,7 +265,7 @@ class HermesMemoryProvider(MemoryProvider):
 
     def _tool_recall(self, args: dict[str, Any]) -> dict[str, Any]:
         request = {"query": str(args["query"])[:MAX_QUERY_CHARS], "k": int(args.get("k", 8))}
-        hits = self._call("recall", self._user, request).hits
+        hits = self._call(HermesClient.recall, self._user, request).hits
         return {"hits": [_hit(hit) for hit in hits]}
 
     def _tool_remember(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -276,13 +278,13 @@ class HermesMemoryProvider(MemoryProvider):
             "remember": True,
         }
         result = self._call(
-            "write_memory", self._user, request, _key(self._user, dialog_id, request["content"])
+            HermesClient.write_memory, self._user, request, _key(self._user, dialog_id, request["content"])
         )
         return {"outcomes": [o.model_dump(mode="json") for o in result.outcomes], "dialog_id": dialog_id}
 
     def _tool_forget(self, args: dict[str, Any]) -> dict[str, Any]:
         reason = str(args.get("reason") or "asked in conversation")
-        result = self._call("forget", self._user, str(args["memory_id"]), {"reason": reason})
+        result = self._call(HermesClient.forget, self._user, str(args["memory_id"]), {"reason": reason})
         return result.model_dump(mode="json")
 
     def _tool_unfreeze(self, args: dict[str, Any]) -> dict[str, Any]:
@@ -292,7 +294,7 @@ class HermesMemoryProvider(MemoryProvider):
         }
         if args.get("new_content"):
             request["new_content"] = str(args["new_content"])
-        memory = self._call("unfreeze", self._user, str(args["memory_id"]), request)
+        memory = self._call(HermesClient.unfreeze, self._user, str(args["memory_id"]), request)
         return {
             "memory": _memory(memory),
             "audited": {"reason": request["reason"], "dialog_id": request["dialog_id"]},
@@ -300,11 +302,12 @@ class HermesMemoryProvider(MemoryProvider):
 
     # --------------------------------------------------------------------------------------- helpers
 
-    def _call(self, method: str, *args: Any) -> Any:
-        """A client call that records whether the service answered (for ``is_available``)."""
+    def _call(self, method: Callable[..., T], *args: Any) -> T:
+        """``method(client, *args)``, a ``HermesClient`` method, recording whether the service answered (for
+        ``is_available``)."""
         assert self._client is not None
         try:
-            result = getattr(self._client, method)(*args)
+            result = method(self._client, *args)
         except (HermesConnectionError, ServiceUnavailableError):
             self._reachable = False
             raise
@@ -322,7 +325,7 @@ class HermesMemoryProvider(MemoryProvider):
         self._snapshot = self._readers.submit(self._open_session, self._session)
 
     def _open_session(self, session: str) -> str:
-        context = self._call("start_session", self._user, {"session_id": session})
+        context = self._call(HermesClient.start_session, self._user, {"session_id": session})
         # deterministic wrapping of a server-frozen text: the block is the same bytes all session
         body = context.text.strip() or "Nothing is remembered about this user yet."
         return f"{_BLOCK_HEADER}\n{body}\n\n{_BLOCK_TOOLS}"
@@ -343,7 +346,7 @@ class HermesMemoryProvider(MemoryProvider):
                 "k": self._settings.recall_k,
                 "session_id": self._session,
             }
-            future = self._readers.submit(self._call, "recall", self._user, request)
+            future = self._readers.submit(self._call, HermesClient.recall, self._user, request)
             self._recalls.append((query, future))
         future.add_done_callback(self._keep_latest)
         return future
@@ -352,19 +355,19 @@ class HermesMemoryProvider(MemoryProvider):
         if not future.cancelled() and future.exception() is None:
             self._latest = future.result()
 
-    def _send_write(self, method: str, request: dict[str, Any], identity: str) -> None:
+    def _send_write(self, method: Callable[..., WriteResult], request: dict[str, Any], identity: str) -> None:
         try:
             self._call(method, self._user, request, _key(self._user, request["session_id"], identity))
         except Exception as exc:  # a lost write is logged; it never reaches the agent
-            log.warning("Hermes Memory: %s dropped (%s)", method, exc)
+            log.warning("Hermes Memory: %s dropped (%s)", method.__name__, exc)
 
     def _forget_matching(self, text: str, reason: str) -> None:
         """Forget the mirrored memory whose content is ``text`` (the built-in tool removed or replaced it)."""
         try:
-            hits = self._call("recall", self._user, {"query": text[:MAX_QUERY_CHARS], "k": 5}).hits
+            hits = self._call(HermesClient.recall, self._user, {"query": text[:MAX_QUERY_CHARS], "k": 5}).hits
             for hit in hits:
                 if hit.memory.content.strip() == text.strip():
-                    self._call("forget", self._user, hit.memory.memory_id, {"reason": reason})
+                    self._call(HermesClient.forget, self._user, hit.memory.memory_id, {"reason": reason})
         except Exception as exc:
             log.warning("Hermes Memory: mirrored %s failed (%s)", reason, exc)
 

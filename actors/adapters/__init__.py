@@ -1,0 +1,1 @@
+"""Adapters to outside libraries the service uses: the embedder, field encryption and tracing."""

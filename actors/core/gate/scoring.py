@@ -1,0 +1,143 @@
+"""Write score: how much a candidate deserves to outlive its session (docs/design.md#what-gets-written). 0..1;
+the gate compares it with ``GatePolicy.write_threshold`` (0.6 by default) and keeps lower-scoring points in
+working memory only.
+
+The score is a band chosen by *timeliness* — how long the kind of thing stays true — and a position inside
+that band from *information density*, *emotional intensity* and *task relevance*:
+
+    band (floor, width) by what the candidate is:
+        declared basic fact ........ 0.80 + 0.15   (residence, allergy, name: stay true for years)
+        preference / style / relation 0.65 + 0.15
+        plan, goal, lesson .......... 0.50 + 0.25  (true until done; relevant to tasks)
+        other personal content ...... 0.25 + 0.30  (ordinary conversation: below the default threshold)
+        temporary state ............. 0.10 + 0.25  (a mood fades within the day)
+    score = floor + width * (0.5·density + 0.3·emotion + 0.2·task relevance)
+    a basic fact that is only inferred (hedged, or merely mentioned) drops to the preference band
+    explicit "remember this" → at least 0.95
+
+So the threshold separates durable facts and tastes from chatter and moods whatever the wording, while
+inside a band a dense, emphatic, task-related sentence outranks a vague one. Repetition is not scored here:
+the gate sees restatements (confirmations) across sessions, a single turn cannot.
+"""
+
+from __future__ import annotations
+
+import re
+
+from schemas.enums import Kind
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,:/-]\d+)*|[\u3400-\u9fff]")
+_NUMBER = re.compile(r"\d")
+_PROPER_NOUN = re.compile(r"(?<=[a-z,;]\s)[A-Z][a-z]+")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_MARKER = re.compile(r"\[(?:REDACTED|FILTERED):[a-z_]+\]")
+
+STOPWORDS = frozenset(
+    """
+    a an the and or but if so of to in on at by for with from as is am are was were be been being do does did
+    have has had i me my mine we us our you your he him his she her it its they them their
+    this that these those
+    there here what which who whom whose when where why how not no yes just very really so too also then than
+    will would can could should shall may might must gonna wanna got get gets getting ok okay oh ah um uh
+    like well yeah yep hey hi hello thanks thank please sure cool nice great lol haha im i'm i've i'd i'll
+    it's that's don't didn't doesn't isn't wasn't aren't can't won't all any some much many more most about
+    into out up down over again still even only ever now today one thing things stuff lot bit kind sort
+    agree totally absolutely definitely
+    """.split()
+)
+_ZH_FUNCTION_CHARS = frozenset(
+    "的了是我你他她它们在有和也都就还很吗呢吧啊呀哦嘛着过这那个一不没要会说对把被给让"
+)
+
+_EMPHASIS = re.compile(
+    r"\b(?:really|so|very|extremely|absolutely|totally|super|always|never|hate|love|adore|awful|terrible|"
+    r"amazing|can't stand|sick of|fed up|seriously|deathly|severe(?:ly)?)\b|非常|特别|太|超级|超|极其|绝对|"
+    r"一定|千万|最|讨厌|受不了|烦死|死了|严重|必须",
+    re.IGNORECASE,
+)
+_TASK = re.compile(
+    r"\b(?:deadline|due|meeting|exam|interview|project|task|report|presentation|appointment|flight|tomorrow|"
+    r"tonight|next (?:week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|by (?:monday|"
+    r"tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow))\b|截止|会议|开会|考试|面试|项目|任务|"
+    r"报告|汇报|预约|航班|出差|明天|后天|下周|月底|之前交",
+    re.IGNORECASE,
+)
+
+_BANDS: dict[str, tuple[float, float]] = {
+    "basic": (0.80, 0.15),
+    "preference": (0.65, 0.15),
+    "task": (0.50, 0.25),
+    "other": (0.25, 0.30),
+    "state": (0.10, 0.25),
+}
+FORCED_FLOOR = 0.95
+
+
+def content_units(text: str) -> list[str]:
+    """Words that carry meaning: English non-stopwords, numbers, and CJK characters outside function words."""
+    text = _MARKER.sub(" ", text)
+    units = []
+    for token in _WORD.findall(text):
+        low = token.casefold()
+        if _CJK_RUN.fullmatch(token):
+            if token not in _ZH_FUNCTION_CHARS:
+                units.append(token)
+        elif low not in STOPWORDS and (len(low) > 2 or low[0].isdigit()):
+            units.append(low)
+    return units
+
+
+def information_density(text: str) -> float:
+    """0..1 from content words (two CJK characters count as one word), numbers and proper nouns."""
+    units = content_units(text)
+    cjk = sum(1 for u in units if _CJK_RUN.fullmatch(u))
+    words = (len(units) - cjk) + cjk / 2
+    numbers = len(_NUMBER.findall(_MARKER.sub(" ", text))) > 0
+    names = len(_PROPER_NOUN.findall(text))
+    return min(1.0, words / 10 + 0.15 * numbers + 0.1 * min(names, 3))
+
+
+def emotional_intensity(text: str) -> float:
+    """0..1 from emphasis words and exclamation marks."""
+    hits = len(_EMPHASIS.findall(text)) + min(text.count("!") + text.count("！"), 3) * 0.5
+    return min(1.0, hits / 3)
+
+
+def task_relevance(text: str) -> float:
+    return 1.0 if _TASK.search(text) else 0.0
+
+
+def _band(kind: Kind, slot: str | None, inferred: bool) -> tuple[float, float]:
+    if kind is Kind.STATE or (slot or "").startswith("state."):
+        return _BANDS["state"]
+    if slot is None:
+        return _BANDS["other"]
+    if slot.startswith("basic."):
+        return _BANDS["preference" if inferred else "basic"]
+    if slot.startswith("task."):
+        return _BANDS["task"]
+    return _BANDS["preference"]
+
+
+def write_score(
+    text: str,
+    kind: Kind,
+    *,
+    slot: str | None = None,
+    forced: bool = False,
+    inferred: bool = False,
+    emotion: float | None = None,
+    task: float | None = None,
+) -> float:
+    """The write score of a candidate whose content is ``text`` (see the module docstring for the formula).
+
+    ``emotion`` and ``task`` override the intensities read from the text (a caller that knows better, e.g. a
+    structured write tied to an active task, passes them in).
+    """
+    floor, width = _band(kind, slot, inferred)
+    e = emotional_intensity(text) if emotion is None else min(max(emotion, 0.0), 1.0)
+    r = task_relevance(text) if task is None else min(max(task, 0.0), 1.0)
+    score = floor + width * (0.5 * information_density(text) + 0.3 * e + 0.2 * r)
+    if forced:
+        score = max(score, FORCED_FLOOR)
+    return round(min(score, 1.0), 4)

@@ -1,0 +1,1 @@
+"""The English rule books of extraction: facts and tastes."""

@@ -1,0 +1,418 @@
+"""English rules for what the user *is*: allergies (and their contradictions), diet, health, name, age,
+residence, hometown, work, education, family, pets, people they know, languages.
+
+Rules run most specific first: "I don't mind peanuts" is read as contradicting a peanut allergy before any
+taste rule could call it a liking. ``actors.language.en.tastes`` runs after this book.
+"""
+
+from __future__ import annotations
+
+import re
+
+from actors.language.lexicon import (
+    canonical_place,
+    family_role,
+    is_allergen,
+    normalize_value,
+    occupation_of,
+    singularize,
+)
+from actors.language.rules import (
+    MENTION_IMPORTANCE,
+    Finding,
+    RuleBook,
+    fact,
+    is_real_object,
+    liking,
+    listed,
+    object_phrase,
+)
+from schemas.enums import Polarity
+
+NEGATIVE = Polarity.NEGATIVE
+book = RuleBook(re.IGNORECASE)
+
+ADV = (
+    r"(?:(?:also|really|actually|probably|maybe|definitely|totally|absolutely|kind of|sort of|very|quite|"
+    r"pretty|still|now|just|currently|so|super|severely|mildly|slightly|deathly|highly|extremely|always|"
+    r"seriously|honestly|truly|genuinely|personally|originally|recently|finally|already|even|do)\s+)*"
+)
+#: "I", "I've", "I'd", "I'll", "I have": the subject of declarations in any tense
+I_ANY = r"\bi(?:'ve|'d|'ll|\s+have|\s+had)?\s+" + ADV
+#: plain present "I": tastes ("I'd like to…" is a request, not a liking)
+I_NOW = r"\bi\s+" + ADV
+IM = r"\b(?:i'm|i\s+am|im)\s+" + ADV
+OBJ = r"(?P<obj>.+)"
+NAME = r"(?P<name>(?-i:[A-Z])[\w'-]+)"
+DAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+TIME = (
+    r"\b(?:tomorrow|tonight|this\s+(?:morning|afternoon|evening|weekend|week|month|year|summer|fall|autumn|"
+    r"winter|spring|"
+    + DAYS
+    + r")|next\s+(?:week|month|year|weekend|time|"
+    + DAYS
+    + r")|on\s+(?:"
+    + DAYS
+    + r")|"
+    r"(?:in|within)\s+(?:a|an|\d+|two|three|a few|few|a couple of)\s+(?:days?|weeks?|months?|hours?)|"
+    r"later today|soon|by\s+(?:" + DAYS + r"|tomorrow|tonight|the end of)|coming up|upcoming)\b"
+)
+_TIME = re.compile(TIME, re.IGNORECASE)
+_NOT_NAMES = frozenset(
+    """back later when if crazy old tomorrow now anytime sometime maybe please at on in after before whenever
+    soon again a an the so just really not very sure fine good ok okay here there tired happy sorry""".split()
+)
+_NOT_PLACES = re.compile(
+    r"^(?:an?|the same|the city|the country|the area|fear|peace|hope|denial|it|that|this|there|here|one|"
+    r"my)\b",
+    re.IGNORECASE,
+)
+_NOT_EMPLOYERS = frozenset(
+    {"home", "myself", "a living", "night", "nights", "weekend", "the moment", "free", "it"}
+)
+
+
+def _place(raw: str) -> str | None:
+    phrase = object_phrase(raw, zh=False)
+    if not is_real_object(phrase) or _NOT_PLACES.match(phrase) or len(phrase.split()) > 4:
+        return None
+    return canonical_place(phrase) or None
+
+
+# --- contradictions of an allergy, then allergies, diet and health --------------------------------
+
+
+@book.rule(IM + r"(?:not|no longer)\s+(?:really\s+)?allergic\s+to\s+" + OBJ)
+def _not_allergic(m: re.Match[str], clause: str) -> list[Finding] | None:
+    return listed(m["obj"], False, lambda v: fact("basic.allergy", v, polarity=NEGATIVE))
+
+
+@book.rule(
+    r"^(?:(?:actually|now|but|and|so|well|oh)[\s,]+)*(?P<obj>[\w' -]{2,40}?)\s+(?:is|are)\s+(?:totally\s+|"
+    r"perfectly\s+|completely\s+)?(?:fine|ok|okay|safe|no problem)\s+for\s+me\b",
+    r"^(?:(?:actually|now|but|and|so|well|oh)[\s,]+)*(?P<obj>[\w' -]{2,40}?)\s+(?:doesn't|does not|don't|"
+    r"do not)\s+(?:bother|affect)\s+me\s+(?:any\s?more|now)\b",
+    r"^(?:(?:actually|now|but|and|so|well|oh)[\s,]+)*(?P<obj>[\w' -]{2,40}?)\s+no\s+longer\s+(?:bothers|"
+    r"bother|affects|affect)\s+me\b",
+)
+def _allergen_fine(m: re.Match[str], clause: str) -> list[Finding] | None:
+    """ "Shellfish is fine for me now": denies an allergy to a known allergen (and says nothing else)."""
+    return listed(m["obj"], False, lambda v: fact("basic.allergy", v, polarity=NEGATIVE), accept=is_allergen)
+
+
+@book.rule(
+    I_NOW + r"(?:don't|do not)\s+mind\s+" + OBJ,
+    I_NOW + r"(?:can|could)\s+" + ADV + r"(?:eat|have|drink|tolerate|handle)\s+" + OBJ,
+    IM + r"(?:fine|okay|ok)\s+with\s+" + OBJ,
+)
+def _tolerates(m: re.Match[str], clause: str) -> list[Finding] | None:
+    found = listed(m["obj"], False, lambda v: fact("basic.allergy", v, polarity=NEGATIVE), accept=is_allergen)
+    if found or "mind" not in m.group(0).lower():
+        return found
+    return listed(m["obj"], False, lambda v: liking(v, confidence=0.5, inferred=True))
+
+
+@book.rule(
+    IM + r"allergic\s+to\s+" + OBJ,
+    I_ANY
+    + r"(?:have|got|suffer from)\s+(?:an?\s+|severe\s+|mild\s+|bad\s+|serious\s+)*allerg(?:y|ies)\s+to\s+"
+    + OBJ,
+    I_ANY + r"(?:have|got)\s+(?:an?\s+)?(?:severe\s+|mild\s+|bad\s+|serious\s+)?(?P<obj>[\w -]{2,40}?)\s+"
+    r"allerg(?:y|ies)\b",
+    r"\bmy\s+(?P<obj>[\w -]{2,40}?)\s+allerg(?:y|ies)\b",
+)
+def _allergy(m: re.Match[str], clause: str) -> list[Finding] | None:
+    return listed(m["obj"], False, lambda v: fact("basic.allergy", v))
+
+
+_DIETS = {"meat": "vegetarian", "animal products": "vegan", "celiac": "gluten-free", "coeliac": "gluten-free"}
+
+
+@book.rule(
+    IM + r"(?:an?\s+)?(?P<diet>vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|celiac|"
+    r"coeliac)\b",
+    IM + r"on\s+an?\s+(?P<diet>keto|vegan|vegetarian|low[- ]carb|gluten[- ]free|paleo|low[- ]sugar)\s+diet",
+    I_ANY + r"(?:only\s+)?(?:eat|keep)\s+(?P<diet>halal|kosher)\b",
+    I_ANY
+    + r"(?:don't|do not|never|can't|cannot)\s+eat\s+(?P<diet>meat|animal products|pork|beef|red meat|lamb)\b",
+)
+def _diet(m: re.Match[str], clause: str) -> list[Finding]:
+    diet = (
+        m["diet"]
+        .lower()
+        .replace("-", " ")
+        .replace("gluten free", "gluten-free")
+        .replace("low carb", "low-carb")
+    )
+    if diet in _DIETS:
+        diet = _DIETS[diet]
+    elif diet in ("pork", "beef", "red meat", "lamb"):
+        diet = f"no {diet}"
+    return [fact("basic.diet_restriction", diet)]
+
+
+_CONDITIONS = {
+    "diabetic": "diabetes",
+    "asthmatic": "asthma",
+    "epileptic": "epilepsy",
+    "hypertension": "high blood pressure",
+}
+
+
+@book.rule(
+    I_ANY + r"(?:have|got|suffer from|was diagnosed with|been diagnosed with)\s+"
+    r"(?:type\s+\d\s+)?(?P<cond>diabetes|asthma|high blood pressure|hypertension|adhd|depression|anxiety|"
+    r"migraines?|celiac disease|eczema|arthritis|insomnia|heart disease|epilepsy|autism|ptsd|cancer)\b",
+    IM + r"(?P<cond>diabetic|asthmatic|epileptic)\b",
+)
+def _health(m: re.Match[str], clause: str) -> list[Finding]:
+    condition = m["cond"].lower()
+    return [fact("basic.health", _CONDITIONS.get(condition, singularize(condition)))]
+
+
+# --- who the user is ------------------------------------------------------------------------------
+
+
+@book.rule(
+    r"\bmy\s+name(?:'s|\s+is)\s+" + NAME,
+    r"\b(?:call me|i go by|i'm called|i am called|people call me|everyone calls me)\s+" + NAME,
+    r"^(?:hi|hello|hey)(?:\s+there)?[,!. ]+(?:i'm|i am)\s+" + NAME,
+    r"\bmy\s+name(?:'s|\s+is)\s+(?P<name>[a-z][\w'-]+)$",
+)
+def _name(m: re.Match[str], clause: str) -> list[Finding] | None:
+    name = m["name"].strip("'.-")
+    if name.casefold() in _NOT_NAMES or len(name) < 2:
+        return None
+    return [fact("basic.name", name.casefold())]
+
+
+@book.rule(
+    IM + r"(?P<age>\d{1,3})\s*(?:years?\s+old|yrs?\s+old|y/?o)\b",
+    IM + r"(?P<age>\d{1,3})(?=\s*(?:$|[,.!]|\s+(?:and|but|now|this year)\b))",
+    I_ANY + r"turned\s+(?P<age>\d{1,3})\b",
+)
+def _age(m: re.Match[str], clause: str) -> list[Finding] | None:
+    age = int(m["age"])
+    return [fact("basic.age", str(age))] if 0 < age <= 120 else None
+
+
+@book.rule(r"\bmy\s+birthday\s+is\s+(?:on\s+)?(?P<obj>.+)")
+def _birthday(m: re.Match[str], clause: str) -> list[Finding] | None:
+    day = object_phrase(m["obj"], False)
+    if not day or _TIME.search(day) or re.search(r"\b(?:today|coming|soon)\b", day, re.I):
+        return None
+    return [fact("basic.birthday", normalize_value(day))]
+
+
+@book.rule(
+    I_ANY + r"(?:live|lived|reside|resided|been living|love living|like living|enjoy living)\s+in\s+" + OBJ,
+    IM + r"(?:living|based|located|staying|settled)\s+in\s+" + OBJ,
+    r"\bmy\s+(?:home|house|apartment|flat|place)\s+is\s+in\s+" + OBJ,
+)
+def _residence(m: re.Match[str], clause: str) -> list[Finding] | None:
+    place = _place(m["obj"])
+    return [fact("basic.residence", place)] if place else None
+
+
+@book.rule(I_ANY + r"(?:moved|relocated)\s+(?:back\s+|over\s+|here\s+)?to\s+" + OBJ)
+def _moved(m: re.Match[str], clause: str) -> list[Finding] | None:
+    place = _place(m["obj"])
+    if not place or _TIME.search(clause):  # "I'm moving to X next month" is a plan, not yet a residence
+        return None
+    return [fact("basic.residence", place, change=True)]
+
+
+@book.rule(
+    IM + r"(?:originally\s+)?from\s+" + OBJ,
+    I_ANY + r"(?:grew up|was born(?: and raised)?|was raised)\s+in\s+" + OBJ,
+    r"\bmy\s+hometown\s+is\s+" + OBJ,
+    I_ANY + r"moved\s+(?:here\s+|over\s+)?from\s+" + OBJ,
+)
+def _hometown(m: re.Match[str], clause: str) -> list[Finding] | None:
+    place = _place(m["obj"])
+    if not place:
+        return None
+    return [fact("basic.hometown", place, confidence=0.75 if "moved" in m.group(0).lower() else 0.9)]
+
+
+def _employer(raw: str) -> str | None:
+    phrase = object_phrase(raw, zh=False)
+    if not is_real_object(phrase) or len(phrase.split()) > 5:
+        return None
+    value = normalize_value(phrase)
+    return value if value and value not in _NOT_EMPLOYERS else None
+
+
+def _occupation_and_employer(m: re.Match[str], occupation: str) -> list[Finding]:
+    found = [fact("basic.occupation", occupation)]
+    employer = _employer(m["org"]) if m["org"] else None
+    if employer:
+        found[0].swap = (m.group("at") + object_phrase(m["org"], False), "")
+        found.append(fact("basic.employer", employer))
+    return found
+
+
+@book.rule(
+    r"(?:" + I_ANY + r"(?:work|worked|been working)|" + IM + r"working)\s+"
+    # what the work is like may come first: "I work night shifts as a nurse"
+    r"(?:(?:night|day|early|late|long|double|weekend|evening|morning)\s+(?:shifts?|hours)\s+|nights\s+|"
+    r"part[- ]time\s+|full[- ]time\s+|remotely\s+|from home\s+)?as\s+"
+    r"(?:an?\s+)?(?P<occ>[\w -]+?)(?:(?P<at>\s+(?:at|for)\s+)(?P<org>.+))?$"
+)
+def _works_as(m: re.Match[str], clause: str) -> list[Finding] | None:
+    occupation = object_phrase(m["occ"], False)
+    if not is_real_object(occupation):
+        return None
+    return _occupation_and_employer(m, normalize_value(occupation))
+
+
+@book.rule(
+    IM + r"an?\s+(?P<occ>[\w -]+?)(?:(?P<at>\s+(?:at|for|with)\s+)(?P<org>.+))?$",
+    r"\bmy\s+(?:job|occupation|profession|career)\s+is\s+(?:an?\s+)?(?P<occ>[\w -]+?)(?P<at>)(?P<org>)$",
+)
+def _is_a(m: re.Match[str], clause: str) -> list[Finding] | None:
+    occupation = occupation_of(object_phrase(m["occ"], False))
+    return _occupation_and_employer(m, occupation) if occupation else None
+
+
+@book.rule(IM + r"(?P<occ>retired|unemployed|self-employed|a stay-at-home (?:mom|dad|parent)|between jobs)\b")
+def _work_status(m: re.Match[str], clause: str) -> list[Finding]:
+    return [fact("basic.occupation", normalize_value(m["occ"]))]
+
+
+@book.rule(
+    r"(?:" + I_ANY + r"(?:work|worked|been working)|" + IM + r"working)\s+(?:at|for)\s+(?P<org>.+)",
+    I_ANY + r"(?P<change>joined|started (?:working )?at|got a job at|got hired (?:at|by))\s+"
+    r"(?P<org2>.+)",
+)
+def _works_at(m: re.Match[str], clause: str) -> list[Finding] | None:
+    groups = m.groupdict()
+    employer = _employer(groups.get("org") or groups["org2"])
+    return [fact("basic.employer", employer, change=bool(groups.get("change")))] if employer else None
+
+
+@book.rule(
+    I_ANY + r"(?:study|studied|majored in|major in|have a degree in|got a degree in|got my degree in|"
+    r"graduated from|"
+    r"went to college at|went to university at)\s+" + OBJ,
+    IM + r"(?:studying|majoring in)\s+" + OBJ,
+    IM + r"(?:a\s+)?(?:student|freshman|sophomore|grad student|phd student|undergrad)\s+at\s+" + OBJ,
+)
+def _education(m: re.Match[str], clause: str) -> list[Finding] | None:
+    subject = object_phrase(m["obj"], False)
+    if not is_real_object(subject) or len(subject.split()) > 5:
+        return None
+    return [fact("basic.education", normalize_value(subject))]
+
+
+# --- family, pets, people -------------------------------------------------------------------------
+
+ROLE = (
+    r"(?P<role>wife|husband|spouse|partner|boyfriend|girlfriend|fianc[ée]e?|daughters?|sons?|kids?|children|"
+    r"child|babies|baby|mom|mum|mother|dad|father|parents|brothers?|sisters?|siblings?|grandma|grandmother|"
+    r"grandpa|grandfather|grandchildren|grandkids?|twins)"
+)
+_ROLE_ALIASES = {
+    "babies": "child",
+    "baby": "child",
+    "twins": "child",
+    "siblings": "sibling",
+    "grandkids": "grandchild",
+    "grandkid": "grandchild",
+    "grandchildren": "grandchild",
+}
+
+
+def _role(word: str) -> str:
+    word = word.lower()
+    return _ROLE_ALIASES.get(word) or family_role(singularize(word)) or singularize(word)
+
+
+def _member(role: str, name: str | None) -> str:
+    return f"{role}:{name.casefold()}" if name and name.casefold() not in _NOT_NAMES else role
+
+
+@book.rule(
+    I_ANY + r"(?:have|got)\s+(?:an?|one|two|three|four|five|six|\d+)\s+(?:(?:little|young|older|younger|baby|"
+    r"teenage|grown|grown-up|big|twin|wonderful|amazing|beautiful|lovely)\s+)*" + ROLE + r"\b"
+    r"(?:\s*,?\s*(?:named|called)\s+" + NAME + r")?",
+    r"\bmy\s+(?:\w+\s+)?" + ROLE + r"(?:'s\s+name\s+is|\s+is\s+(?:named|called))\s+" + NAME,
+    r"\bmy\s+" + ROLE + r",?\s+(?P<name>(?-i:[A-Z][a-z]+))\b",
+    r"^(?P<name>(?-i:[A-Z][a-z]+))\s+is\s+my\s+(?:\w+\s+)?" + ROLE + r"\b",
+)
+def _family(m: re.Match[str], clause: str) -> list[Finding]:
+    return [fact("basic.family", _member(_role(m["role"]), m["name"]))]
+
+
+@book.rule(
+    IM + r"(?:happily\s+)?married(?:\s+to\s+" + NAME + r")?",
+    IM + r"(?:a\s+)?(?:single\s+)?(?P<parent>mom|mother|dad|father|parent)\s+(?:of|to)\s+\w+",
+)
+def _married_or_parent(m: re.Match[str], clause: str) -> list[Finding]:
+    if "parent" in m.groupdict() and m["parent"]:
+        return [fact("basic.family", "child")]
+    return [fact("basic.family", _member("spouse", m["name"]))]
+
+
+@book.rule(
+    r"^my\s+(?P<role>wife|husband|daughter|son|kids?|children|boyfriend|girlfriend|fianc[ée]e?|partner)\b"
+)
+def _family_mention(m: re.Match[str], clause: str) -> list[Finding]:
+    """ "My daughter loves dinosaurs": the user has a daughter (a weaker signal than a declaration)."""
+    role = _role(m["role"])
+    return [fact("basic.family", role, confidence=0.7, inferred=True, importance=MENTION_IMPORTANCE)]
+
+
+PET = (
+    r"(?P<pet>cats?|dogs?|pupp(?:y|ies)|kittens?|kitty|rabbits?|bunn(?:y|ies)|hamsters?|parrots?|goldfish|"
+    r"turtles?|tortoises?|birds?|horses?|guinea pigs?|snakes?|lizards?)"
+)
+
+
+@book.rule(
+    I_ANY + r"(?:have|got|own|adopted|rescued)\s+(?:an?|one|two|three|four|\d+)\s+"
+    r"(?:(?:new|little|cute|rescue|pet|black|white|small|big|old|young|sweet|fluffy)\s+)*" + PET + r"\b"
+    r"(?:\s*,?\s*(?:named|called)\s+(?P<name>\w+))?",
+    r"\bmy\s+(?:\w+\s+)?" + PET + r"(?:'s\s+name\s+is|\s+is\s+(?:named|called))\s+(?P<name>\w+)",
+    r"\bmy\s+" + PET + r",?\s+(?P<name>(?-i:[A-Z][a-z]+))\b",
+)
+def _pet(m: re.Match[str], clause: str) -> list[Finding]:
+    return [fact("basic.pet", _member(normalize_value(m["pet"]), m["name"]))]
+
+
+SOCIAL = (
+    r"(?P<role>colleague|coworker|co-worker|friend|best friend|buddy|boss|manager|supervisor|classmate|"
+    r"roommate|flatmate|neighbou?r|mentor|teammate|teacher|client|therapist|doctor|landlord|"
+    r"business partner)s?"
+)
+
+
+@book.rule(
+    r"^(?P<name>(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z][a-z]+))?)\s+(?:is|was)\s+my\s+(?:\w+\s+)?" + SOCIAL + r"\b",
+    r"\bmy\s+(?:\w+\s+)?" + SOCIAL + r",?\s+(?P<name>(?-i:[A-Z][a-z]+))\b",
+)
+def _social(m: re.Match[str], clause: str) -> list[Finding] | None:
+    name = m["name"]
+    if name.casefold() in _NOT_NAMES:
+        return None
+    return [fact("relation.social", name.casefold(), confidence=0.85)]
+
+
+LANGUAGES = (
+    r"(?:english|chinese|mandarin|cantonese|japanese|korean|french|german|spanish|italian|portuguese|russian|"
+    r"arabic|hindi|swedish|dutch)"
+)
+
+
+@book.rule(
+    I_ANY
+    + r"(?:speak|can speak)\s+(?:fluent\s+)?(?P<obj>"
+    + LANGUAGES
+    + r"(?:(?:\s*,\s*|\s+and\s+)"
+    + LANGUAGES
+    + r")*)",
+    IM + r"fluent\s+in\s+(?P<obj>" + LANGUAGES + r"(?:(?:\s*,\s*|\s+and\s+)" + LANGUAGES + r")*)",
+    r"\bmy\s+(?:native|first|mother)\s+(?:language|tongue)\s+is\s+(?P<obj>" + LANGUAGES + r")",
+)
+def _language(m: re.Match[str], clause: str) -> list[Finding] | None:
+    return listed(m["obj"], False, lambda v: fact("basic.language", v))

@@ -1,0 +1,356 @@
+"""English rules for how the user wants to be talked to, how they feel right now, what they like and reject,
+what they plan, and what they learned. Runs after ``actors.language.en.facts``.
+
+Temporary states come before tastes: "cooking is so annoying today" is a mood (``state.mood``), never a
+dislike of cooking; "I hate cooking" is a dislike.
+"""
+
+from __future__ import annotations
+
+import re
+
+from actors.language.en.facts import ADV, I_ANY, I_NOW, IM, OBJ, TIME
+from actors.language.lexicon import emotion_of, normalize_value, preference_slot
+from actors.language.rules import (
+    Finding,
+    RuleBook,
+    always,
+    fact,
+    instructed,
+    is_real_object,
+    liking,
+    listed,
+    object_phrase,
+)
+from schemas.enums import Polarity
+
+NEGATIVE = Polarity.NEGATIVE
+book = RuleBook(re.IGNORECASE)
+_TIME = re.compile(TIME, re.IGNORECASE)
+
+
+def _phrase_value(raw: str, max_words: int = 6) -> str | None:
+    phrase = object_phrase(raw, zh=False)
+    if not is_real_object(phrase):
+        return None
+    return normalize_value(" ".join(phrase.split()[:max_words])) or None
+
+
+# --- interaction style ----------------------------------------------------------------------------
+
+REPLIES = r"(?:answers?|repl(?:y|ies)|responses?|explanations?|messages?)"
+
+
+COUNT = r"(?:one|two|three|four|five|a few|\d+)"
+UNITS = r"(?:sentences?|words?|lines?|paragraphs?|bullet points?|points?)"
+FORMATS = (
+    r"(?:tables?|bullet(?:ed)? points?|bullets|(?:numbered\s+|bulleted\s+)?lists?|code blocks?|json|markdown|"
+    r"plain text)"
+)
+
+book.rule(
+    r"\b(?:keep|limit)\s+(?:your\s+|the\s+|my\s+)?" + REPLIES + r"\s+(?:to|under|within|below|at|to at most|"
+    r"to no more than)\s+(?:\w+\s+)?" + UNITS + r"\b",
+    r"\b(?:answer|reply|respond|explain|sum (?:it )?up)\s+(?:me\s+)?in\s+" + COUNT + r"\s+" + UNITS + r"\b",
+    r"\b(?:no more than|at most)\s+" + COUNT + r"\s+" + UNITS + r"\b",
+)(instructed("style.reply_length"))
+
+
+book.rule(
+    r"\b(?:answer|reply|respond|write|give|show|format|put|present)\s+(?:me\s+|it\s+|that\s+|things\s+|"
+    r"the answers?\s+|your answers?\s+)?(?:in|as|with|using|into)\s+(?:an?\s+)?(?:markdown\s+)?"
+    + FORMATS
+    + r"\b",
+    r"\b(?:use|prefer)\s+(?:an?\s+)?" + FORMATS + r"\s+(?:in|for|when)\b",
+    r"^(?:always\s+)?use\s+(?:an?\s+)?" + FORMATS + r"\b",
+    r"\b(?:don't|do not|never)\s+use\s+(?:any\s+)?(?:emojis?|markdown|tables?|bullet points?)\b",
+)(instructed("style.format"))
+
+
+book.rule(
+    r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:" + REPLIES + r"\s+|it\s+|things\s+)?"
+    r"(?:short|brief|concise|shorter|simple|to the point)\b",
+    r"\bbe\s+(?:more\s+)?(?:concise|brief|succinct)\b",
+    r"\b(?:short|shorter|brief|briefer|concise)\s+" + REPLIES,
+    r"\b(?:less|not so|too)\s+(?:verbose|wordy|long-winded)\b|\bno\s+(?:long|lengthy)\s+" + REPLIES,
+)(always("style.reply_length", "short"))
+
+
+book.rule(
+    r"\b(?:more\s+)?(?:detailed|longer|in-depth|thorough|comprehensive)\s+" + REPLIES,
+    r"\b(?:explain|answer|go)\s+(?:\w+\s+)?in(?:to)?\s+(?:more\s+)?detail\b",
+)(always("style.reply_length", "detailed"))
+
+
+_TONES = {
+    "informal": "casual",
+    "relaxed": "casual",
+    "playful": "humorous",
+    "funny": "humorous",
+    "professional": "formal",
+    "polite": "formal",
+    "blunt": "direct",
+    "straightforward": "direct",
+    "warm": "friendly",
+    "encouraging": "gentle",
+}
+_OPPOSITE_TONES = {
+    "formal": "casual",
+    "serious": "casual",
+    "stiff": "casual",
+    "robotic": "casual",
+    "casual": "formal",
+    "rude": "gentle",
+    "blunt": "gentle",
+    "direct": "gentle",
+}
+TONE = (
+    r"(?P<tone>casual|informal|formal|friendly|professional|polite|direct|blunt|straightforward|gentle|"
+    r"humorous|funny|serious|warm|relaxed|playful|encouraging|stiff|robotic|rude)"
+)
+
+
+@book.rule(
+    r"\b(?:be|sound|talk|speak|write|answer|reply|respond)\s+(?:to me\s+)?(?:in\s+an?\s+)?(?P<less>more\s+|"
+    r"a bit more\s+|"
+    r"a little more\s+|less\s+|very\s+)?" + TONE + r"\b",
+    r"\b(?:use|prefer|like)\s+(?:an?\s+)?(?P<less>more\s+|less\s+)?" + TONE + r"\s+(?:tone|style|voice)",
+    r"\b(?:don't|do not)\s+be\s+(?P<less>so\s+|too\s+)?" + TONE + r"\b",
+)
+def _tone(m: re.Match[str], clause: str) -> list[Finding] | None:
+    tone = m["tone"].lower()
+    negated = (m["less"] or "").strip().lower() == "less" or re.match(r"(?:don't|do not)", m.group(0), re.I)
+    tone = _OPPOSITE_TONES.get(tone) if negated else _TONES.get(tone, tone)
+    return [fact("style.tone", tone)] if tone and tone not in ("stiff", "robotic", "rude") else None
+
+
+@book.rule(
+    r"\b(?:reply|answer|respond|talk|speak|write|chat)\s+(?:to me\s+|with me\s+)?in\s+(?P<lang>english|"
+    r"chinese|mandarin|japanese|french|spanish|german|korean)\b"
+)
+def _reply_language(m: re.Match[str], clause: str) -> list[Finding]:
+    return [fact("style.language", m["lang"].lower())]
+
+
+@book.rule(
+    r"\b(?:don't|do not|never|stop|no)\s+(?:ever\s+)?(?:talk(?:ing)?\s+(?:to me\s+)?about|mention(?:ing)?|"
+    r"bring(?:ing)?\s+up|ask(?:ing)?\s+(?:me\s+)?about|discuss(?:ing)?|jok(?:e|es|ing)\s+about)\s+" + OBJ,
+    I_NOW + r"(?:don't|do not)\s+(?:want|like)\s+to\s+(?:talk|hear|think)\s+about\s+" + OBJ,
+    r"\bavoid\s+(?:talking about|the (?:topic|subject) of|topics? like|mentioning|discussing)\s+" + OBJ,
+)
+def _taboo(m: re.Match[str], clause: str) -> list[Finding] | None:
+    return listed(m["obj"], False, lambda v: fact("style.taboo", v, polarity=NEGATIVE))
+
+
+# --- temporary states -----------------------------------------------------------------------------
+
+FEEL = (
+    r"\bi(?:'m|\s+am|m|\s+feel|'m\s+feeling|\s+am\s+feeling|'ve\s+been(?:\s+feeling)?|"
+    r"\s+have\s+been(?:\s+feeling)?|\s+been)\s+"
+)
+INTENSITY = (
+    r"(?:(?:a\s+(?:bit|little)|kind of|so|really|very|super|totally|quite|pretty|extremely|just|too)\s+)*"
+)
+MOOD = (
+    r"(?P<emo>tired|exhausted|drained|worn out|burn(?:ed|t) out|stressed(?: out)?|anxious|nervous|worried|"
+    r"sad|upset|depressed|down|blue|angry|mad|furious|pissed|bored|overwhelmed|swamped|frustrated|happy|glad|"
+    r"excited|thrilled|sleepy|busy|lonely|annoyed|irritated|grumpy|cranky|homesick|heartbroken|scared|afraid)"
+)
+VENT = (
+    r"(?P<emo>annoying|frustrating|exhausting|tiring|stressful|boring|irritating|depressing|overwhelming|"
+    r"draining|a pain|a drag|a nightmare|hard|tough|rough)"
+)
+
+
+@book.rule(
+    FEEL + ADV + INTENSITY + MOOD + r"\b(?!\s+(?:of|with|at|to|that|for)\b)",
+    r"^(?:[\w' -]{2,40}?)\s+(?:is|are|has been|have been|feels)\s+"
+    r"(?:so|really|super|too|such|very|incredibly|extremely|quite|kind of|pretty|getting)\s+(?:\w+\s+)?"
+    + VENT
+    + r"\b",
+    r"\b(?:today|tonight|this week|this morning|my day|work)\s+(?:is|was|has been)\s+"
+    r"(?:so\s+|really\s+|super\s+|such\s+)?(?:\w+\s+)?" + VENT + r"\b",
+)
+def _mood(m: re.Match[str], clause: str) -> list[Finding] | None:
+    mood = emotion_of(m["emo"])
+    return [fact("state.mood", mood)] if mood else None
+
+
+@book.rule(
+    IM
+    + r"(?:busy\s+)?(?:working on|preparing for|studying for|focused on|focusing on|busy with|cramming for|"
+    r"getting ready for)\s+" + OBJ
+)
+def _focus(m: re.Match[str], clause: str) -> list[Finding] | None:
+    focus = _phrase_value(m["obj"])
+    return [fact("state.focus", focus)] if focus else None
+
+
+_SICK = re.compile(r"sick|ill|cold|flu|fever|covid|headache|migraine|sore throat", re.IGNORECASE)
+
+
+@book.rule(
+    IM + r"(?P<sit>at the airport|at the hospital|in the hospital|on vacation|on holiday|on a business trip|"
+    r"on a trip|traveling|travelling|on the road|sick|ill|down with (?:a|the) (?:cold|flu)|in a meeting|"
+    r"on my way|working from home|at work|home sick|jet-?lagged)\b",
+    I_ANY
+    + r"(?:have|got|caught)\s+(?:a|the)\s+(?P<sit>cold|flu|fever|headache|migraine|sore throat|covid)\b",
+)
+def _situation(m: re.Match[str], clause: str) -> list[Finding] | None:
+    if _TIME.search(clause) and not re.search(r"\b(?:today|tonight|this week)\b", clause, re.I):
+        return None  # "I'm traveling next week" is a plan
+    situation = "sick" if _SICK.fullmatch(m["sit"].split()[-1]) else normalize_value(m["sit"])
+    return [fact("state.situation", situation)]
+
+
+# --- tastes ---------------------------------------------------------------------------------------
+
+#: a taste is the clause's own statement: "I" opens it (after a few fillers), so the relative clause in
+#: "a job I enjoy every day" is not a liking of "every day"
+OPENING = (
+    r"^(?:(?:honestly|really|also|and|but|so|now|oh|well|yeah|yes|personally|generally|usually|still|just|"
+    r"totally|definitely|seriously|though|lately|recently|these days|nowadays|on (?:the )?weekends?|"
+    r"at (?:the )?weekends?|every weekend|in my (?:free|spare) time|after work|on sundays|on saturdays|"
+    r"in the (?:evenings?|mornings?))[\s,]+)*"
+)
+
+DISLIKE_I = (
+    r"hate|dislike|detest|loathe|despise|can't stand|cannot stand|can not stand|don't like|do not like|"
+    r"don't really like|don't enjoy|do not enjoy|don't care for|didn't like|never liked|avoid"
+)
+DISLIKE_IM = (
+    r"not a (?:big |huge )?fan of|not (?:really )?into|sick of|tired of|fed up with|not interested in|"
+    r"not crazy about"
+)
+
+
+@book.rule(
+    OPENING + r"(?:" + I_NOW + r"(?:" + DISLIKE_I + r")|" + IM + r"(?:" + DISLIKE_IM + r"))\s+" + OBJ,
+    r"^(?:please\s+)?(?:stop|quit)\s+(?:recommending|suggesting|showing|sending|giving)\s+(?:me\s+)?" + OBJ,
+    r"\b(?:don't|do not|never)\s+(?:recommend|suggest|show me|send me|"
+    r"give me)\s+(?:me\s+)?(?:any\s+)?(?:more\s+)?" + OBJ,
+    r"^no\s+more\s+" + OBJ,
+    I_NOW + r"(?:don't|do not|never)\s+(?:eat|drink)\s+" + OBJ,
+)
+def _dislike(m: re.Match[str], clause: str) -> list[Finding] | None:
+    return listed(m["obj"], False, lambda v: liking(v, NEGATIVE))
+
+
+@book.rule(
+    r"\bmy\s+(?:absolute\s+|all-time\s+)?favou?rite\s+(?P<cat>[\w -]{2,30}?)\s+(?:is|are|was|has to be)\s+"
+    + OBJ,
+    r"^(?P<obj>[\w' -]{2,40}?)\s+(?:is|are)\s+my\s+(?:absolute\s+|all-time\s+)?favou?rite\b(?P<cat>)",
+)
+def _favourite(m: re.Match[str], clause: str) -> list[Finding] | None:
+    topic = preference_slot(normalize_value(m["cat"])) if m["cat"] else None
+    slot = topic if topic and topic != "preference.general" else None
+    return listed(m["obj"], False, lambda v: liking(v, slot=slot))
+
+
+LIKE_I = r"like|love|enjoy|adore|prefer|dig|fancy|am into|really like|absolutely love"
+LIKE_IM = (
+    r"into|a (?:big |huge )?fan of|fond of|keen on|passionate about|obsessed with|crazy about|addicted to|"
+    r"hooked on|interested in|loving|enjoying"
+)
+LIKE_SINCE = (
+    r"\bi(?:'ve|\s+have)\s+(?:always\s+|long\s+|really\s+)*(?:loved|liked|enjoyed|adored|been\s+(?:really\s+)?"
+    r"(?:passionate about|into|a (?:big |huge )?fan of|fond of|obsessed with|interested in))"
+)
+
+
+@book.rule(
+    OPENING + r"(?:" + I_NOW + r"(?P<verb>" + LIKE_I + r")|" + IM + r"(?:" + LIKE_IM + r"))\s+" + OBJ,
+    OPENING + LIKE_SINCE + r"\s+" + OBJ,
+)
+def _like(m: re.Match[str], clause: str) -> list[Finding] | None:
+    obj = m["obj"]
+    if (m.groupdict().get("verb") or "").lower() == "prefer":
+        obj = re.split(r"\s+to\s+", obj, maxsplit=1)[0]
+    return listed(obj, False, lambda v: liking(v))
+
+
+# --- plans, goals, lessons ------------------------------------------------------------------------
+
+
+@book.rule(
+    I_ANY + r"(?:have|got)\s+(?:an?|my|the|two|three|some|another)\s+(?P<obj>.+?)\s+" + TIME,
+    r"\bmy\s+(?P<obj>[\w -]{2,30}?)\s+is\s+" + TIME,
+    IM + r"(?:going to|gonna|planning to|planning on|about to)\s+" + OBJ,
+    IM
+    + r"(?P<timed>flying to|heading to|leaving for|traveling to|travelling to|driving to|visiting|moving to|"
+    r"taking|starting|meeting)\s+" + OBJ,
+    I_NOW + r"(?:plan to|intend to)\s+" + OBJ,
+    r"\bi(?P<timed>'ll|\s+will|\s+need to|\s+have to|\s+must)\s+" + ADV + OBJ,
+    IM + r"(?P<timed2>supposed to|scheduled to|due to)\s+" + OBJ,
+    IM + r"(?P<trip>traveling|travelling|flying out|going away|going on (?:a\s+)?(?:trip|vacation|holiday|"
+    r"business trip))\b(?P<obj>)",
+)
+def _plan(m: re.Match[str], clause: str) -> list[Finding] | None:
+    groups = m.groupdict()
+    if (groups.get("timed") or groups.get("timed2") or groups.get("trip")) and not _TIME.search(clause):
+        return None
+    plan = _phrase_value(m["obj"]) or (normalize_value(groups["trip"]) if groups.get("trip") else None)
+    return [fact("task.plan", plan, confidence=0.8)] if plan else None
+
+
+_NOT_GOALS = re.compile(
+    r"^(?:know|ask|see if|check|understand|say|tell|talk|thank|share|mention|make sure|let you|hear|"
+    r"be honest|clarify|add|point out|go back|try it|do that|do this)\b",
+    re.IGNORECASE,
+)
+
+
+@book.rule(
+    I_ANY + r"(?:want to|wanna|would like to|like to|love to|would love to|hope to|aim to|dream of)\s+" + OBJ,
+    IM + r"(?:trying|hoping|aiming|determined)\s+to\s+" + OBJ,
+    r"\bmy\s+(?:goal|dream|plan|resolution|aim)\s+(?:is|for this year is)\s+(?:to\s+)?" + OBJ,
+)
+def _goal(m: re.Match[str], clause: str) -> list[Finding] | None:
+    if _NOT_GOALS.match(m["obj"]):
+        return None
+    goal = _phrase_value(m["obj"])
+    return [fact("task.goal", goal, confidence=0.8)] if goal else None
+
+
+#: a lesson's subject is a thing or a method, not a person ("Your hard work paid off" is praise)
+THING = r"^(?!(?:i|i'm|you|your|we|it's|that's|he|she|they|his|her|their)\b)(?P<obj>[\w' -]{2,60}?)\s+"
+_DEMONSTRATIVE = re.compile(r"^(?:that|this|the|my|our|your|those|these)\s+", re.IGNORECASE)
+
+
+def _lesson_value(raw: str) -> str | None:
+    """What worked or failed: "that approach" → "approach"; a bare "it"/"that" says too little."""
+    return _phrase_value(_DEMONSTRATIVE.sub("", raw.strip()))
+
+
+@book.rule(
+    THING + r"(?:really\s+|actually\s+|totally\s+)?(?:worked|works)\s+(?:really\s+|very\s+|so\s+|pretty\s+)?"
+    r"(?:well|great|wonders|perfectly|like a charm|for me)\b",
+    THING + r"(?:really\s+)?(?:helped|helps)\s+(?:me\s+)?(?:a lot|a ton|so much|tremendously)\b",
+    THING + r"(?:paid off|did the trick|was a success|was worth it)\b",
+    r"\bwhat\s+(?:really\s+)?(?:worked|helped)\s+(?:was|is)\s+" + OBJ,
+)
+def _lesson_worked(m: re.Match[str], clause: str) -> list[Finding] | None:
+    what = _lesson_value(m["obj"])
+    return [fact("task.lesson", what, confidence=0.8)] if what else None
+
+
+@book.rule(
+    THING + r"(?:didn't|did not|doesn't|does not|never)\s+(?:really\s+)?(?:work|help)\b",
+    THING + r"(?:failed|backfired|was a (?:mistake|disaster|waste of time|bad idea)|"
+    r"made (?:it|things|everything) worse)\b",
+)
+def _lesson_failed(m: re.Match[str], clause: str) -> list[Finding] | None:
+    what = _lesson_value(m["obj"])
+    return [fact("task.lesson", what, polarity=NEGATIVE, confidence=0.8)] if what else None
+
+
+@book.rule(
+    r"\b(?:lesson learned|i learned (?:that|the hard way that)|"
+    r"next time i(?P<avoid>'ll not| won't| shouldn't| will not| should not| must not)?"
+    r"(?:'ll| will| should| need to| must)?)[:,]?\s+" + OBJ
+)
+def _lesson_noted(m: re.Match[str], clause: str) -> list[Finding] | None:
+    what = _phrase_value(m["obj"])
+    if not what:
+        return None
+    return [fact("task.lesson", what, polarity=NEGATIVE if m["avoid"] else Polarity.POSITIVE, confidence=0.8)]

@@ -1,0 +1,283 @@
+"""The machinery shared by the English and Chinese rule sets: what a rule finds, an ordered rule book, and
+the helpers that turn a matched object phrase ("peanuts and shellfish since I was a kid") into slot values.
+
+A rule is a builder registered with one or more patterns. The rule book tries rules in registration order
+and the first builder that returns findings wins the clause; a builder returns ``None`` to decline a match
+it does not trust ("I'm a big fan" is not an occupation), and the book moves on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from actors.core.slots import SLOTS
+from actors.language.lexicon import categories_of, normalize_value, preference_slot
+from schemas.enums import Kind, Polarity
+
+
+@dataclass(slots=True)
+class Finding:
+    """What one rule read in one clause; the extractor turns it into a ``Candidate``."""
+
+    slot: str | None
+    kind: Kind
+    value: str | None
+    polarity: Polarity = Polarity.POSITIVE
+    importance: float = 0.5
+    confidence: float = 0.85
+    #: (listed object, this item): the candidate's content is the clause with the list cut to this item
+    swap: tuple[str, str] | None = None
+    #: the wording itself states a change of the fact ("I moved to Suzhou", 我搬到苏州了)
+    change: bool = False
+    #: a weaker signal than a first-person declaration
+    inferred: bool = False
+
+
+Build = Callable[[re.Match[str], str], list[Finding] | None]
+
+#: how much a declared value of each slot matters; an allergy outranks an employer
+_IMPORTANCE = {
+    "basic.allergy": 0.95,
+    "basic.health": 0.9,
+    "basic.name": 0.9,
+    "basic.diet_restriction": 0.85,
+    "basic.residence": 0.85,
+    "basic.family": 0.8,
+    "basic.occupation": 0.8,
+    "basic.hometown": 0.75,
+    "basic.age": 0.75,
+    "basic.birthday": 0.75,
+    "basic.employer": 0.75,
+    "basic.education": 0.7,
+    "basic.pet": 0.75,
+    "basic.language": 0.7,
+    "relation.social": 0.6,
+    "style.reply_length": 0.7,
+    "style.tone": 0.7,
+    "style.language": 0.7,
+    "style.taboo": 0.75,
+    "style.format": 0.7,
+    "task.goal": 0.6,
+    "task.plan": 0.55,
+    "task.lesson": 0.6,
+}
+_STATE_IMPORTANCE = 0.2
+#: a fact only mentioned in passing ("my daughter loves dinosaurs") rather than declared
+MENTION_IMPORTANCE = 0.6
+
+
+def fact(
+    slot: str,
+    value: str,
+    *,
+    polarity: Polarity = Polarity.POSITIVE,
+    confidence: float = 0.9,
+    change: bool = False,
+    inferred: bool = False,
+    importance: float | None = None,
+) -> Finding:
+    """A finding for a named slot (``basic.*``, ``style.*``, ``state.*``, ``task.*``, ``relation.*``)."""
+    if importance is None:
+        importance = _STATE_IMPORTANCE if slot.startswith("state.") else _IMPORTANCE.get(slot, 0.6)
+    if slot.startswith("state."):
+        confidence = min(confidence, 0.7)
+    return Finding(
+        slot=slot,
+        kind=SLOTS[slot].kind,
+        value=value,
+        polarity=polarity,
+        importance=importance,
+        confidence=confidence,
+        change=change,
+        inferred=inferred,
+    )
+
+
+def liking(
+    value: str,
+    polarity: Polarity = Polarity.POSITIVE,
+    *,
+    confidence: float | None = None,
+    inferred: bool = False,
+    slot: str | None = None,
+) -> Finding:
+    """A taste: ``preference.<topic>`` by the value's topic; rejections weigh a little more."""
+    negative = polarity is Polarity.NEGATIVE
+    return Finding(
+        slot=slot or preference_slot(value),
+        kind=Kind.PREFERENCE,
+        value=value,
+        polarity=polarity,
+        importance=0.7 if negative else 0.65,
+        confidence=confidence if confidence is not None else (0.85 if negative else 0.8),
+        inferred=inferred,
+    )
+
+
+def always(slot: str, value: str) -> Build:
+    """A builder for rules whose match alone decides the value ("keep answers short" → short)."""
+
+    def build(m: re.Match[str], clause: str) -> list[Finding]:
+        return [fact(slot, value)]
+
+    return build
+
+
+_POLITE = re.compile(
+    r"^(?:(?:please|pls|kindly|can you|could you|would you|以后|请你|请|麻烦你|麻烦|你)[\s,，]*)+", re.I
+)
+_INSTRUCTION_END = " \t.,;:!?。，；：！？~～" + "吧啊呀哦啦"
+
+
+def instruction(clause: str) -> str:
+    """A style instruction as the user gave it, minus courtesy: "Please keep answers to three sentences" →
+    "keep answers to three sentences"; "请用表格回答我" → "用表格回答我". The ``style.*`` slot value."""
+    text = _POLITE.sub("", clause.strip()).strip(_INSTRUCTION_END)
+    return text.casefold() if text.isascii() else text
+
+
+def instructed(slot: str) -> Build:
+    """A builder for style rules: the slot's value is the instruction itself, not a bare noun."""
+
+    def build(m: re.Match[str], clause: str) -> list[Finding] | None:
+        value = instruction(clause)
+        return [fact(slot, value)] if value else None
+
+    return build
+
+
+class RuleBook:
+    def __init__(self, flags: int = 0):
+        self._flags = flags
+        self._rules: list[tuple[list[re.Pattern[str]], Build]] = []
+
+    def rule(self, *patterns: str) -> Callable[[Build], Build]:
+        compiled = [re.compile(p, self._flags) for p in patterns]
+
+        def register(build: Build) -> Build:
+            self._rules.append((compiled, build))
+            return build
+
+        return register
+
+    def match(self, clause: str) -> list[Finding]:
+        for patterns, build in self._rules:
+            for pattern in patterns:
+                m = pattern.search(clause)
+                if m:
+                    found = build(m, clause)
+                    if found:
+                        return found
+        return []
+
+
+# --- object phrases -------------------------------------------------------------------------------
+
+_EN_OBJECT_END = re.compile(
+    r"[,;:!?()\"]|\s+-\s+|\s+(?:in|on|at|with|when|because|since|for|during|after|before|while|if|as|so|but|"
+    r"though|although|from|every|each|over|than|rather than|instead of|which|who|whenever|unless|until|like|"
+    r"lately|recently|nowadays|these days|right now|now|anymore|any more|too|a lot|so much|very much|more|"
+    r"even|especially|and then|or so|to be honest|tbh|haha|lol|cause|cuz|ever since|and all|and stuff|"
+    r"and everything|at all|all the time|to me|for me|ago|today|tonight|tomorrow|yesterday|(?:this|next|"
+    r"last)\s+(?:week|weekend|month|year|morning|evening|time))\b|\s+\d",
+    re.IGNORECASE,
+)
+_ZH_OBJECT_END = re.compile(r"[，,。.!！?？;；:：(（]|因为|所以|但是|不过|而且|然后|的时候|之后|以后")
+_MARKER = re.compile(r"\[(?:REDACTED|FILTERED):")
+_PRONOUN_OBJECTS = frozenset(
+    """it that this them you him her me us how what when where why which those these everything anything
+    something nothing one ones there here yours mine myself yourself ya u""".split()
+)
+#: words that say nothing on their own ("I'm keen on working" — working on what?)
+_VAGUE_WORDS = frozenset(
+    "working doing going being having getting making playing trying stuff things life people time way "
+    "lot".split()
+)
+_PRONOUN_LEADS = re.compile(
+    r"^(?:it|that|this|them|you|him|her|how|what|when|where|why|which|those|these|to think|to say|to know|"
+    r"to see|to hear|the idea|the way|the fact|doing that|doing this|your|ur|talking to you|chatting)\b|"
+    r"^(?:你|你们|这个|那个|它|他|她|这样|那样|这些|那些|什么|一切|东西|这|那)",
+    re.IGNORECASE,
+)
+_PROTECTED_PAIRS = re.compile(
+    r"\b(?:rock and roll|salt and pepper|mac and cheese|fish and chips|drum and bass|sweet and sour|r&b|"
+    r"black and white|arts and crafts|peanut butter and jelly)\b",
+    re.IGNORECASE,
+)
+_EN_ITEM_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&|plus|as well as)\s+|\s*/\s*", re.I)
+_ZH_ITEM_SPLIT = re.compile(r"[、/]|以及|还有|或者|和|跟|与|及|或")
+_BACK_REFERENCE = re.compile(r"^(?:their|its|his|her)\b", re.IGNORECASE)
+MAX_ITEMS = 6
+
+
+def object_phrase(raw: str, zh: bool) -> str:
+    """The object of a verb, cut where the clause moves on ("peanuts since I was a kid" → "peanuts")."""
+    end = _ZH_OBJECT_END if zh else _EN_OBJECT_END
+    m = end.search(" " + raw)  # the leading space lets a cut word open the phrase ("enjoy every day")
+    phrase = raw[: max(m.start() - 1, 0)] if m else raw
+    return phrase.strip(" '\"-—.。")
+
+
+def is_real_object(phrase: str) -> bool:
+    """Not empty, not a pronoun ("I like it"), not a redaction marker, not a whole clause."""
+    stripped = phrase.strip()
+    if not stripped or _MARKER.search(stripped) or _PRONOUN_LEADS.match(stripped):
+        return False
+    words = stripped.split()
+    if len(words) == 1 and words[0].casefold() in _VAGUE_WORDS:
+        return False
+    return words[0].casefold() not in _PRONOUN_OBJECTS and len(words) <= 8
+
+
+def split_items(phrase: str, zh: bool) -> list[str]:
+    """A list object as its items: "peanuts, tree nuts and shellfish", "花生、虾和芒果"."""
+    if not zh and _PROTECTED_PAIRS.search(phrase):
+        return [phrase]
+    pattern = _ZH_ITEM_SPLIT if zh else _EN_ITEM_SPLIT
+    items = [i.strip(" '\"") for i in pattern.split(phrase)]
+    items = [i for i in items if i]
+    if not 1 < len(items) <= MAX_ITEMS or any(_BACK_REFERENCE.match(i) for i in items[1:]):
+        return [phrase]  # "veterans and their rights" is one topic, not two
+    if not zh:
+        items = _share_head_noun(items)
+    return items
+
+
+def _share_head_noun(items: list[str]) -> list[str]:
+    """ "action and sci-fi movies" → action movies, sci-fi movies: a bare modifier borrows the last head noun
+    unless it names something on its own ("jazz and classical music" stays as it is)."""
+    last = items[-1].split()
+    if len(last) < 2:
+        return items
+    head = last[-1]
+    return [
+        f"{i} {head}" if " " not in i and not categories_of(normalize_value(i)) else i for i in items[:-1]
+    ] + [items[-1]]
+
+
+def listed(
+    raw: str,
+    zh: bool,
+    make: Callable[[str], Finding],
+    *,
+    accept: Callable[[str], bool] | None = None,
+) -> list[Finding] | None:
+    """One finding per item of the object that starts ``raw``; ``None`` if there is no real object.
+
+    With several items each finding records which part of the clause to swap for its own item, so that
+    "I'm allergic to peanuts and shellfish" stores two memories with distinct content, not one twice.
+    """
+    phrase = object_phrase(raw, zh)
+    if not is_real_object(phrase):
+        return None
+    pairs = [(item, normalize_value(item)) for item in split_items(phrase, zh) if is_real_object(item)]
+    pairs = [(item, value) for item, value in pairs if value and (accept is None or accept(value))]
+    findings = []
+    for item, value in pairs:
+        finding = make(value)
+        if len(pairs) > 1:
+            finding.swap = (phrase, item)
+        findings.append(finding)
+    return findings or None

@@ -1,0 +1,1 @@
+"""The Chinese rule books of extraction: facts and tastes."""

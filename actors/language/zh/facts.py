@@ -1,0 +1,343 @@
+"""Chinese rules for what the user *is*: allergies (and their contradictions), diet, health, name, age,
+residence, hometown, work, family, pets, people they know, languages. ``actors.language.zh.tastes`` runs
+after.
+
+Chinese omits the subject freely, so patterns are anchored at the start of the clause with an optional
+我 and a run of adverbs (其实, 现在, 一直, 可能 …): "现在住苏州" reads like "我现在住苏州", while
+"他住苏州" matches nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from actors.language.lexicon import (
+    canonical_place,
+    family_role,
+    is_allergen,
+    is_place,
+    normalize_value,
+    occupation_of,
+)
+from actors.language.rules import (
+    MENTION_IMPORTANCE,
+    Finding,
+    RuleBook,
+    fact,
+    is_real_object,
+    liking,
+    listed,
+    object_phrase,
+)
+from schemas.enums import Polarity
+
+NEGATIVE = Polarity.NEGATIVE
+book = RuleBook()
+
+ZADV = (
+    r"(?:也|还|都|其实|一直|真的|特别|非常|很|挺|有点|可能|好像|应该|大概|也许|已经|现在|目前|从小|本来|就|"
+    r"比较|超|最|真|蛮|还是|平时|一般|向来|确实|始终|又|才|刚|刚刚|早就|后来|今年|去年|前年|上个月|最近)*"
+)
+#: when a habit happens ("我周末喜欢…", "周末我最喜欢…"): said of a habit, not a single occasion
+HABIT = (
+    r"(?:每个周末|每周末|周末|平时|平常|每天|每周|晚上|早上|有空(?:的时候)?|没事(?:的时候)?|"
+    r"空闲(?:的)?时(?:候)?)"
+)
+S = r"^" + HABIT + r"?(?:我|本人)?" + HABIT + r"?" + ZADV
+OBJ = r"(?P<obj>[^，,。.!！?？;；]+)"
+NAME = r"(?P<name>[\u4e00-\u9fff·]{1,6}?|[A-Za-z][\w'-]{0,20})"
+NAME_END = r"(?:[，,。.!！~～]|就(?:行|好|可以)|吧|啊|哦|呀|啦|$)"
+NUMBER = r"(?P<num>\d{1,3}|[一二两三四五六七八九十百]{1,4})"
+_NOT_NAMES = re.compile(r"^(?:我|你|他|她|它|外卖|车|人|醒|什么|啥|做|了)")
+_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+
+def chinese_number(text: str) -> int | None:
+    """Arabic or simple Chinese numerals up to 999 ("三十五" → 35)."""
+    if text.isdigit():
+        return int(text)
+    total, current = 0, 0
+    for ch in text:
+        if ch in _DIGITS:
+            current = _DIGITS[ch]
+        elif ch == "十":
+            total += (current or 1) * 10
+            current = 0
+        elif ch == "百":
+            total += (current or 1) * 100
+            current = 0
+        else:
+            return None
+    return total + current
+
+
+def _clean_object(raw: str) -> str:
+    return re.sub(r"(?:了|啦|呢|啊|呀|哦|的|哈)+$", "", object_phrase(raw, zh=True))
+
+
+# --- contradictions of an allergy, then allergies, diet and health --------------------------------
+
+
+@book.rule(
+    S + r"对(?P<obj>[^，,。]+?)" + ZADV + r"(?:不过敏|不再过敏|没有过敏|没过敏)",
+    S + r"不(?:再)?对(?P<obj>[^，,。]+?)过敏",
+)
+def _not_allergic(m: re.Match[str], clause: str) -> list[Finding] | None:
+    return listed(_clean_object(m["obj"]), True, lambda v: fact("basic.allergy", v, polarity=NEGATIVE))
+
+
+@book.rule(
+    r"^(?:其实)?(?P<obj>[\u4e00-\u9fff]{1,6}?)(?:我)?"
+    + ZADV
+    + r"(?:吃|喝|碰)?(?:也)?(?:没问题|没事|没关系)了?",
+    r"^(?:其实)?(?:我)?"
+    + ZADV
+    + r"(?:吃|喝|碰)(?P<obj>[\u4e00-\u9fff]{1,6}?)(?:也)?(?:没问题|没事|没关系)了?",
+)
+def _allergen_fine(m: re.Match[str], clause: str) -> list[Finding] | None:
+    """ "海鲜我现在吃没问题了": denies an allergy to a known allergen."""
+    return listed(m["obj"], True, lambda v: fact("basic.allergy", v, polarity=NEGATIVE), accept=is_allergen)
+
+
+@book.rule(S + r"(?P<verb>不介意|能吃|可以吃|敢吃|吃得了|能喝|可以喝|不怕)" + OBJ)
+def _tolerates(m: re.Match[str], clause: str) -> list[Finding] | None:
+    obj = _clean_object(m["obj"])
+    found = listed(obj, True, lambda v: fact("basic.allergy", v, polarity=NEGATIVE), accept=is_allergen)
+    if found or m["verb"] != "不介意":
+        return found
+    return listed(obj, True, lambda v: liking(v, confidence=0.5, inferred=True))
+
+
+@book.rule(
+    S + r"对(?P<obj>[^，,。]+?)" + ZADV + r"过敏",
+    S + r"有(?P<obj>[^，,。]+?)过敏",
+    S + r"(?:一)?(?:吃|碰|喝|闻)(?:到)?(?P<obj>[^，,。]+?)就过敏",
+    S + r"(?P<obj>[^，,。对有不没]{1,8}?)过敏",
+)
+def _allergy(m: re.Match[str], clause: str) -> list[Finding] | None:
+    obj = _clean_object(m["obj"])
+    if re.search(r"[不没]", obj):
+        return None
+    return listed(obj, True, lambda v: fact("basic.allergy", v))
+
+
+_DIETS = {
+    "吃素": "vegetarian",
+    "吃全素": "vegan",
+    "不吃肉": "vegetarian",
+    "不吃荤": "vegetarian",
+    "吃清真": "halal",
+    "是回民": "halal",
+    "不吃猪肉": "no pork",
+    "不吃牛肉": "no beef",
+    "不吃羊肉": "no lamb",
+}
+
+
+@book.rule(
+    S + r"(?P<diet>吃素|吃全素|不吃肉|不吃荤|吃清真|是回民|不吃猪肉|不吃牛肉|不吃羊肉)",
+    S + r"(?P<vegetarian>是素食(?:主义)?者?)",
+    S + r"(?P<lactose>乳糖不耐受?)",
+)
+def _diet(m: re.Match[str], clause: str) -> list[Finding]:
+    if m.groupdict().get("vegetarian"):
+        return [fact("basic.diet_restriction", "vegetarian")]
+    if m.groupdict().get("lactose"):
+        return [fact("basic.diet_restriction", "lactose intolerant")]
+    return [fact("basic.diet_restriction", _DIETS[m["diet"]])]
+
+
+_CONDITIONS = {
+    "糖尿病": "diabetes",
+    "高血压": "high blood pressure",
+    "哮喘": "asthma",
+    "心脏病": "heart disease",
+    "胃病": "stomach disease",
+    "偏头痛": "migraine",
+    "失眠": "insomnia",
+    "抑郁症": "depression",
+    "焦虑症": "anxiety",
+    "痛风": "gout",
+    "鼻炎": "rhinitis",
+}
+
+
+@book.rule(S + r"(?:有|得了|患有|查出|查出了)(?P<cond>" + "|".join(_CONDITIONS) + ")")
+def _health(m: re.Match[str], clause: str) -> list[Finding]:
+    return [fact("basic.health", _CONDITIONS[m["cond"]])]
+
+
+# --- who the user is ------------------------------------------------------------------------------
+
+
+@book.rule(
+    r"^我(?:的名字)?(?:叫|是叫)" + NAME + NAME_END,
+    r"^我的名字是" + NAME + NAME_END,
+    r"^(?:你)?(?:可以)?(?:就)?叫我" + NAME + NAME_END,
+)
+def _name(m: re.Match[str], clause: str) -> list[Finding] | None:
+    name = m["name"]
+    if _NOT_NAMES.match(name) or (re.match(r"[\u4e00-\u9fff]", name) and len(name) > 4):
+        return None
+    return [fact("basic.name", name.casefold())]
+
+
+@book.rule(r"^我?(?:今年|已经|都|快)?" + NUMBER + r"(?:周)?岁")
+def _age(m: re.Match[str], clause: str) -> list[Finding] | None:
+    age = chinese_number(m["num"])
+    return [fact("basic.age", str(age))] if age and 0 < age <= 120 else None
+
+
+@book.rule(
+    S + r"(?:住在|居住在|定居在|定居于|生活在|住于)" + OBJ,
+    S + r"在(?P<obj>[^，,。在]{1,12}?)(?:工作生活|生活工作|生活|定居|安家)",
+    r"^(?:我|我们)?家" + ZADV + r"(?:住)?在" + OBJ,
+)
+def _residence(m: re.Match[str], clause: str) -> list[Finding] | None:
+    obj = _clean_object(m["obj"])
+    return [fact("basic.residence", canonical_place(obj))] if is_real_object(obj) else None
+
+
+@book.rule(S + r"(?:住|定居)(?P<obj>[^，,。.!！?？在]{2,12})")
+def _lives_bare(m: re.Match[str], clause: str) -> list[Finding] | None:
+    place = canonical_place(_clean_object(m["obj"]))  # bare 住 reads a place only if it is a known one
+    return [fact("basic.residence", place)] if is_place(place) else None
+
+
+@book.rule(S + r"(?:搬家到|搬到|搬去|搬来|搬回)(?:了)?" + OBJ)
+def _moved(m: re.Match[str], clause: str) -> list[Finding] | None:
+    obj = _clean_object(m["obj"])
+    return [fact("basic.residence", canonical_place(obj), change=True)] if is_real_object(obj) else None
+
+
+@book.rule(S + r"在(?P<obj>[^，,。在]{1,12}?)(?:工作|上班|实习)")
+def _works_in(m: re.Match[str], clause: str) -> list[Finding] | None:
+    obj = _clean_object(m["obj"])
+    if not is_real_object(obj):
+        return None
+    place = canonical_place(obj)
+    if is_place(place):
+        return [fact("basic.residence", place, confidence=0.75, inferred=True)]
+    return [fact("basic.employer", normalize_value(obj))]
+
+
+@book.rule(
+    S + r"(?:来自|是从)" + OBJ,
+    r"^我?的?(?:老家|家乡)" + ZADV + r"(?:是|在)" + OBJ,
+    S + r"在(?P<obj>[^，,。在]{1,12}?)长大",
+    S + r"(?:出生在|出生于|生在)" + OBJ,
+    r"^我?是(?P<obj>[\u4e00-\u9fff]{2,6}?)人$",
+)
+def _hometown(m: re.Match[str], clause: str) -> list[Finding] | None:
+    obj = re.sub(r"来的$", "", _clean_object(m["obj"]))
+    place = canonical_place(obj)
+    if not is_real_object(obj) or (m.group(0).endswith("人") and not is_place(place)):
+        return None
+    return [fact("basic.hometown", place)]
+
+
+@book.rule(
+    S + r"是(?:一名|一位|名)" + OBJ,
+    r"^我?的?(?:工作|职业)" + ZADV + r"是" + OBJ,
+    S + r"从事" + OBJ,
+)
+def _occupation_declared(m: re.Match[str], clause: str) -> list[Finding] | None:
+    obj = re.sub(r"(?:工作|行业|这行)$", "", _clean_object(m["obj"]))
+    if not is_real_object(obj):
+        return None
+    return [fact("basic.occupation", occupation_of(obj) or normalize_value(obj))]
+
+
+@book.rule(S + r"(?:是|做|当)(?:一个|个)?" + OBJ)
+def _occupation_known(m: re.Match[str], clause: str) -> list[Finding] | None:
+    occupation = occupation_of(re.sub(r"(?:工作|的)$", "", _clean_object(m["obj"])))
+    return [fact("basic.occupation", occupation)] if occupation else None
+
+
+@book.rule(S + r"(?:入职|加入|跳槽到|去了)了?" + OBJ)
+def _joined(m: re.Match[str], clause: str) -> list[Finding] | None:
+    obj = _clean_object(m["obj"])
+    if not re.search(r"公司|集团|银行|医院|大学|学校|研究所|工作室", obj) and normalize_value(obj) == obj:
+        return None  # "我去了北京" is a trip; only a known employer or an institution word is a job change
+    return [fact("basic.employer", normalize_value(obj), change=True)]
+
+
+# --- family, pets, people, languages --------------------------------------------------------------
+
+ROLE = (
+    r"(?P<role>老婆|妻子|太太|媳妇|老公|丈夫|爱人|女儿|闺女|儿子|孩子|小孩|妈妈|母亲|老妈|爸爸|父亲|老爸|"
+    r"父母|爸妈|哥哥|弟弟|姐姐|妹妹|奶奶|外婆|姥姥|爷爷|外公|姥爷|男朋友|男友|女朋友|女友|未婚夫|未婚妻|"
+    r"妈|爸)"  # the one-character forms last, so 妈妈 is not read as 妈
+)
+
+
+def _member(role: str, name: str | None) -> str:
+    canonical = family_role(role) or role
+    return f"{canonical}:{name.casefold()}" if name and not _NOT_NAMES.match(name) else canonical
+
+
+@book.rule(
+    S
+    + r"有(?:一|两|三|四|二|\d)?(?:个|位)?"
+    + r"(?P<role>女儿|儿子|孩子|小孩|哥哥|姐姐|弟弟|妹妹|男朋友|女朋友|老婆|老公)"
+    + r"(?:[，,]?(?:叫|名叫)"
+    + NAME
+    + NAME_END
+    + r")?",
+    r"^我?(?:的)?" + ROLE + r"(?:叫|名叫|的名字(?:是|叫))" + NAME + NAME_END,
+    r"^我?(?:的)?" + ROLE + r"(?:今年)?" + NUMBER + r"岁(?P<name>)",
+    r"^" + NAME + r"是我(?:的)?" + ROLE + "$",
+)
+def _family(m: re.Match[str], clause: str) -> list[Finding]:
+    return [fact("basic.family", _member(m["role"], m["name"]))]
+
+
+@book.rule(
+    S + r"(?P<married>结婚了|已婚|成家了)",
+    S + r"是(?:一个|一位|个)?(?:(?:\d|[一两二三])个孩子的)?(?:妈妈|爸爸|母亲|父亲|宝妈|宝爸)",
+)
+def _married_or_parent(m: re.Match[str], clause: str) -> list[Finding]:
+    return [fact("basic.family", "spouse" if m.groupdict().get("married") else "child")]
+
+
+@book.rule(r"^我(?:的)?(?P<role>女儿|儿子|老婆|老公|妻子|丈夫|孩子|男朋友|女朋友|闺女|媳妇)")
+def _family_mention(m: re.Match[str], clause: str) -> list[Finding]:
+    """ "我女儿喜欢画画": the user has a daughter (a weaker signal than a declaration)."""
+    role = _member(m["role"], None)
+    return [fact("basic.family", role, confidence=0.7, inferred=True, importance=MENTION_IMPORTANCE)]
+
+
+PET = r"(?P<pet>猫咪|小猫|猫|狗狗|小狗|狗|兔子|仓鼠|鹦鹉|金鱼|乌龟)"
+
+
+@book.rule(
+    r"^(?:我|我家|我们家)?(?:里)?"
+    + ZADV
+    + r"(?:养了|养着|养|有)(?:一|两|三|几|二|\d)?(?:只|条|个|头|匹)?"
+    + PET
+    + r"(?:[，,]?(?:叫|名叫)"
+    + NAME
+    + NAME_END
+    + r")?",
+    r"^(?:我|我家|我们家)?的?" + PET + r"(?:叫|名叫)" + NAME + NAME_END,
+)
+def _pet(m: re.Match[str], clause: str) -> list[Finding]:
+    return [fact("basic.pet", _member(normalize_value(m["pet"]), m["name"]))]
+
+
+SOCIAL = r"(?P<role>同事|朋友|闺蜜|哥们|老板|领导|上司|同学|室友|邻居|导师|师父|队友|老师|客户|合伙人|搭档)"
+
+
+@book.rule(
+    r"^" + NAME + r"是我(?:的)?(?:好|老|大学|高中|新|前)?" + SOCIAL,
+    r"^我?(?:的)?(?:好|老)?" + SOCIAL + r"(?:叫|名叫)" + NAME + NAME_END,
+)
+def _social(m: re.Match[str], clause: str) -> list[Finding] | None:
+    if _NOT_NAMES.match(m["name"]):
+        return None
+    return [fact("relation.social", m["name"].casefold(), confidence=0.85)]
+
+
+@book.rule(S + r"会(?:说|讲)" + OBJ, r"^我?的?母语是" + OBJ)
+def _language(m: re.Match[str], clause: str) -> list[Finding] | None:
+    return listed(_clean_object(m["obj"]), True, lambda v: fact("basic.language", v))

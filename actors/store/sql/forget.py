@@ -1,0 +1,101 @@
+"""Forgetting (docs/trust.md#4-erasure): what is removed, what is scrubbed, and the tombstone that is left.
+
+Forgetting one item also drops the user's session snapshots: a snapshot is a rendered cache of memories
+and may quote the forgotten content, and privacy wins over prefix-cache stability (the next turn renders a
+fresh one). Alerts about the item go too, since their messages may quote it.
+"""
+
+from datetime import datetime
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+
+from actors.core.errors import NotFound
+from actors.store.sql.tables import (
+    AlertRow,
+    AppliedRequestRow,
+    AuditEventRow,
+    MemoryItemRow,
+    ProfileSnapshotRow,
+    SessionSnapshotRow,
+    TombstoneRow,
+)
+
+REDACTED = {"redacted": True}
+_NO_SYNC = {"synchronize_session": False}  # bulk statements on rows this session never loaded
+
+_PER_USER_TABLES = (
+    AuditEventRow,
+    AlertRow,
+    SessionSnapshotRow,
+    AppliedRequestRow,
+    ProfileSnapshotRow,
+    TombstoneRow,
+)
+
+
+def erase_user_rows(session: Session, tenant_id: str, user_id: str, *, reason: str, at: datetime) -> int:
+    """Delete every row of one user, leave exactly one tombstone; returns how many items were removed."""
+    removed = session.execute(
+        delete(MemoryItemRow).where(MemoryItemRow.tenant_id == tenant_id, MemoryItemRow.user_id == user_id),
+        execution_options=_NO_SYNC,
+    ).rowcount
+    for table in _PER_USER_TABLES:
+        session.execute(
+            delete(table).where(table.tenant_id == tenant_id, table.user_id == user_id),
+            execution_options=_NO_SYNC,
+        )
+    session.add(TombstoneRow(tenant_id=tenant_id, user_id=user_id, memory_id=None, at=at, reason=reason))
+    return removed
+
+
+def forget_item_rows(
+    session: Session, tenant_id: str, user_id: str, memory_id: str, *, reason: str, actor: str, at: datetime
+) -> None:
+    row = session.scalar(
+        select(MemoryItemRow).where(
+            MemoryItemRow.tenant_id == tenant_id,
+            MemoryItemRow.user_id == user_id,
+            MemoryItemRow.memory_id == memory_id,
+        )
+    )
+    if row is None:
+        raise NotFound(f"memory {memory_id} not found")
+    session.delete(row)
+    item_events = (
+        AuditEventRow.tenant_id == tenant_id,
+        AuditEventRow.user_id == user_id,
+        AuditEventRow.memory_id == memory_id,
+    )
+    for payload in (AuditEventRow.before, AuditEventRow.after):
+        session.execute(
+            update(AuditEventRow).where(*item_events, payload.is_not(None)).values({payload: REDACTED}),
+            execution_options=_NO_SYNC,
+        )
+    session.execute(
+        delete(AlertRow).where(
+            AlertRow.tenant_id == tenant_id, AlertRow.user_id == user_id, AlertRow.memory_id == memory_id
+        ),
+        execution_options=_NO_SYNC,
+    )
+    session.execute(
+        delete(SessionSnapshotRow).where(
+            SessionSnapshotRow.tenant_id == tenant_id, SessionSnapshotRow.user_id == user_id
+        ),
+        execution_options=_NO_SYNC,
+    )
+    session.add(TombstoneRow(tenant_id=tenant_id, user_id=user_id, memory_id=memory_id, at=at, reason=reason))
+    session.add(
+        AuditEventRow(
+            tenant_id=tenant_id,
+            user_id=user_id,
+            memory_id=memory_id,
+            action="forget",
+            actor=actor,
+            reason=reason,
+            before=dict(REDACTED),
+            after=None,
+            source_dialog_id=None,
+            at=at,
+        )
+    )

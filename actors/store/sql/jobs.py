@@ -1,0 +1,230 @@
+"""The batch jobs' bookkeeping beside the memories (a mixin of ``MemoryStore``, using its sessions): user
+leases, profile-snapshot digests, cohort features, job-run records, and the archive history read for the
+eviction hit rate. None of it is a user's memory: the jobs write these tables directly.
+
+A *lease* is a job's claim on a user whose actor is not live. ``wait_for_lease`` is called before an actor
+loads a user's state, so an actor never starts from state a job is about to change; the job, holding the
+lease, commits under the optimistic lock and releases it. A lease expires on its own (a crashed job).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, delete, or_, select
+from sqlalchemy.exc import IntegrityError
+
+from actors.core.memory import MemoryItem, utcnow
+from actors.store.sql.tables import (
+    AuditEventRow,
+    CohortFeatureRow,
+    JobRunRow,
+    MemoryItemRow,
+    ProfileSnapshotRow,
+    UserLeaseRow,
+)
+from schemas.enums import ACTIVE_STATES, Layer, Polarity
+
+#: audit actions that move an item into, or out of, the archive
+ARCHIVE_MOVES = ("archive", "restore")
+#: the items the vector index holds: active ones, and archived ones (the archive recall route)
+INDEXED = or_(
+    and_(MemoryItemRow.state.in_(ACTIVE_STATES), MemoryItemRow.layer != Layer.ARCHIVE),
+    MemoryItemRow.layer == Layer.ARCHIVE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CohortFeature:
+    slot: str
+    polarity: Polarity
+    value: str
+    users: int
+    cohort_size: int
+    share: float
+
+
+class JobRecords:
+    """Mixed into ``MemoryStore``: relies on its ``_reading`` / ``_writing`` sessions."""
+
+    # ------------------------------------------------------------------------------------- leases
+
+    def acquire_lease(self, tenant_id: str, user_id: str, holder: str, seconds: float) -> bool:
+        """Claim the user for ``seconds``; False while someone else holds an unexpired lease."""
+        now = utcnow()
+        try:
+            with self._writing("acquire_lease") as session:
+                row = session.get(UserLeaseRow, (tenant_id, user_id))
+                if row is None:
+                    row = UserLeaseRow(tenant_id=tenant_id, user_id=user_id)
+                    session.add(row)
+                elif row.holder != holder and row.expires_at > now:
+                    return False
+                row.holder = holder
+                row.expires_at = now + timedelta(seconds=seconds)
+        except IntegrityError:  # another job inserted its lease first
+            return False
+        return True
+
+    def release_lease(self, tenant_id: str, user_id: str, holder: str) -> None:
+        with self._writing("release_lease") as session:
+            session.execute(
+                delete(UserLeaseRow).where(
+                    UserLeaseRow.tenant_id == tenant_id,
+                    UserLeaseRow.user_id == user_id,
+                    UserLeaseRow.holder == holder,
+                )
+            )
+
+    def lease_expiry(self, tenant_id: str, user_id: str) -> datetime | None:
+        """When the user's unexpired lease ends, or None when nobody holds one."""
+        with self._reading("lease_expiry") as session:
+            row = session.get(UserLeaseRow, (tenant_id, user_id))
+            return row.expires_at if row is not None and row.expires_at > utcnow() else None
+
+    def wait_for_lease(self, tenant_id: str, user_id: str, poll_seconds: float = 0.05) -> float:
+        """Block while a job holds the user (at most until its lease expires); returns seconds waited."""
+        started = time.monotonic()
+        while self.lease_expiry(tenant_id, user_id) is not None:
+            time.sleep(poll_seconds)
+        return time.monotonic() - started
+
+    # -------------------------------------------------------------------------- profile snapshots
+
+    def profile_digests(self, tenant_id: str, user_ids: Iterable[str]) -> dict[str, dict[str, str]]:
+        wanted = list(user_ids)
+        if not wanted:
+            return {}
+        query = select(ProfileSnapshotRow.user_id, ProfileSnapshotRow.digests).where(
+            ProfileSnapshotRow.tenant_id == tenant_id, ProfileSnapshotRow.user_id.in_(wanted)
+        )
+        with self._reading("profile_digests") as session:
+            return {user_id: dict(digests) for user_id, digests in session.execute(query)}
+
+    def save_profile_digests(
+        self, tenant_id: str, digests: dict[str, dict[str, str]], run_id: str
+    ) -> int:
+        """Store each user's digests where they changed; returns how many rows were written."""
+        if not digests:
+            return 0
+        written = 0
+        with self._writing("save_profile_digests") as session:
+            stored = {
+                row.user_id: row
+                for row in session.scalars(
+                    select(ProfileSnapshotRow).where(
+                        ProfileSnapshotRow.tenant_id == tenant_id,
+                        ProfileSnapshotRow.user_id.in_(list(digests)),
+                    )
+                )
+            }
+            for user_id, user_digests in digests.items():
+                row = stored.get(user_id)
+                if row is not None and row.digests == user_digests:
+                    continue
+                if row is None:
+                    row = ProfileSnapshotRow(tenant_id=tenant_id, user_id=user_id)
+                    session.add(row)
+                row.digests, row.run_id, row.taken_at = user_digests, run_id, utcnow()
+                written += 1
+        return written
+
+    # --------------------------------------------------------------------------- cohort features
+
+    def cohort_features(self, tenant_id: str) -> list[CohortFeature]:
+        """The tenant's published cohort features, most widely shared first."""
+        query = (
+            select(CohortFeatureRow)
+            .where(CohortFeatureRow.tenant_id == tenant_id)
+            .order_by(CohortFeatureRow.share.desc(), CohortFeatureRow.slot, CohortFeatureRow.value)
+        )
+        with self._reading("cohort_features") as session:
+            return [
+                CohortFeature(r.slot, r.polarity, r.value, r.users, r.cohort_size, r.share)
+                for r in session.scalars(query)
+            ]
+
+    def replace_cohort_features(self, tenant_id: str, features: Iterable[CohortFeature]) -> None:
+        """The tenant's features become exactly these, in one transaction (readers never see half a set)."""
+        now = utcnow()
+        with self._writing("replace_cohort_features") as session:
+            session.execute(delete(CohortFeatureRow).where(CohortFeatureRow.tenant_id == tenant_id))
+            session.add_all(
+                CohortFeatureRow(
+                    tenant_id=tenant_id, slot=f.slot, polarity=f.polarity, value=f.value, users=f.users,
+                    cohort_size=f.cohort_size, share=f.share, computed_at=now,
+                )
+                for f in features
+            )
+
+    # ------------------------------------------------------------------------------------ job runs
+
+    def start_run(self, job: str, params: dict[str, Any]) -> str:
+        run_id = f"{job}-{utcnow():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
+        with self._writing("start_run") as session:
+            session.add(
+                JobRunRow(
+                    run_id=run_id, job=job, status="running", params=params, report={}, started_at=utcnow()
+                )
+            )
+        return run_id
+
+    def finish_run(self, run_id: str, status: str, report: dict[str, Any]) -> None:
+        with self._writing("finish_run") as session:
+            row = session.get(JobRunRow, run_id)
+            if row is not None:
+                row.status, row.report, row.finished_at = status, report, utcnow()
+
+    def runs(self, job: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        """Newest first."""
+        query = select(JobRunRow).order_by(JobRunRow.started_at.desc()).limit(limit)
+        if job is not None:
+            query = query.where(JobRunRow.job == job)
+        with self._reading("runs") as session:
+            return [
+                {"run_id": r.run_id, "job": r.job, "status": r.status, "params": r.params, "report": r.report,
+                 "started_at": r.started_at, "finished_at": r.finished_at}
+                for r in session.scalars(query)
+            ]
+
+    # ----------------------------------------------------------------------------- archive history
+
+    def archive_moves(self, tenant_id: str, user_id: str, since: datetime) -> list[tuple[str, str, datetime]]:
+        """(memory_id, "archive" | "restore", at) of the user since ``since``, oldest first."""
+        query = (
+            select(AuditEventRow.memory_id, AuditEventRow.action, AuditEventRow.at)
+            .where(
+                AuditEventRow.tenant_id == tenant_id,
+                AuditEventRow.user_id == user_id,
+                AuditEventRow.action.in_(ARCHIVE_MOVES),
+                AuditEventRow.at >= since,
+            )
+            .order_by(AuditEventRow.at, AuditEventRow.id)
+        )
+        with self._reading("archive_moves") as session:
+            return [(memory_id, action, at) for memory_id, action, at in session.execute(query)]
+
+    # ------------------------------------------------------------------------------------- reindex
+
+    def indexed_versions(self, tenant_id: str) -> dict[str, int]:
+        """memory id → row version of every item of the tenant that belongs in the vector index."""
+        query = select(MemoryItemRow.memory_id, MemoryItemRow.version).where(
+            MemoryItemRow.tenant_id == tenant_id, INDEXED
+        )
+        with self._reading("indexed_versions") as session:
+            return dict(session.execute(query).tuples().all())
+
+    def items_by_id(self, tenant_id: str, memory_ids: Iterable[str]) -> list[MemoryItem]:
+        """Items of the tenant (any user) by id; ids that do not exist are left out."""
+        wanted = list(memory_ids)
+        if not wanted:
+            return []
+        query = select(MemoryItemRow.__table__).where(
+            MemoryItemRow.tenant_id == tenant_id, MemoryItemRow.memory_id.in_(wanted)
+        )
+        return self._items("items_by_id", query)

@@ -1,0 +1,107 @@
+"""What the host runtime keeps in SQL beside the memories: who owns a user (the fencing epoch) and the
+vector-index outbox. Plain functions over the caller's session, so the fence check and the outbox rows join
+the transaction of the change they guard (docs/architecture.md, "Fencing" and "Outbox").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from actors.core.errors import OwnershipLost
+from actors.core.memory import utcnow
+from actors.store.sql.tables import IndexOutboxRow, UserOwnerRow
+
+OutboxOp = Literal["upsert", "delete", "delete_user"]
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """A claim on one user: commits made under it are refused once someone claims the user after it."""
+
+    owner: str
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxEntry:
+    seq: int
+    tenant_id: str
+    user_id: str
+    memory_id: str | None
+    op: OutboxOp
+
+
+def claim(session: Session, tenant_id: str, user_id: str, owner: str) -> Fence:
+    """Take the user over: the epoch moves past every earlier claim, whoever made it."""
+    row = session.scalar(
+        select(UserOwnerRow)
+        .where(UserOwnerRow.tenant_id == tenant_id, UserOwnerRow.user_id == user_id)
+        .with_for_update()
+    )
+    if row is None:
+        row = UserOwnerRow(tenant_id=tenant_id, user_id=user_id, owner=owner, epoch=1, claimed_at=utcnow())
+        session.add(row)
+        try:
+            session.flush()
+        except IntegrityError:  # claimed concurrently for the first time: the caller's retry finds the row
+            raise OwnershipLost(f"user {user_id!r} was claimed concurrently") from None
+        return Fence(owner, 1)
+    row.owner, row.epoch, row.claimed_at = owner, row.epoch + 1, utcnow()
+    return Fence(owner, row.epoch)
+
+
+def current_epoch(session: Session, tenant_id: str, user_id: str, *, lock: bool = False) -> int:
+    query = select(UserOwnerRow.epoch).where(
+        UserOwnerRow.tenant_id == tenant_id, UserOwnerRow.user_id == user_id
+    )
+    return session.scalar(query.with_for_update() if lock else query) or 0
+
+
+def check_fence(session: Session, tenant_id: str, user_id: str, fence: Fence | None) -> None:
+    """Inside the committing transaction: refuse unless the fence's claim is still the latest one (the row
+    is locked on PostgreSQL so a claim cannot slip in before the commit; SQLite writers are serialized)."""
+    if fence is None:
+        return
+    epoch = current_epoch(session, tenant_id, user_id, lock=True)
+    if epoch != fence.epoch:
+        raise OwnershipLost(f"user {user_id!r} is now at epoch {epoch}; {fence.owner} holds {fence.epoch}")
+
+
+def stage(
+    session: Session, tenant_id: str, user_id: str, op: OutboxOp, memory_ids: Iterable[str | None]
+) -> None:
+    at = utcnow()
+    session.add_all(
+        IndexOutboxRow(tenant_id=tenant_id, user_id=user_id, memory_id=memory_id, op=op, at=at)
+        for memory_id in memory_ids
+    )
+
+
+def pending(session: Session, limit: int, after: int = 0) -> list[OutboxEntry]:
+    rows = session.execute(
+        select(
+            IndexOutboxRow.seq,
+            IndexOutboxRow.tenant_id,
+            IndexOutboxRow.user_id,
+            IndexOutboxRow.memory_id,
+            IndexOutboxRow.op,
+        )
+        .where(IndexOutboxRow.seq > after)
+        .order_by(IndexOutboxRow.seq)
+        .limit(limit)
+    )
+    return [OutboxEntry(*row) for row in rows]
+
+
+def done(session: Session, seqs: list[int]) -> None:
+    if seqs:
+        session.execute(
+            delete(IndexOutboxRow).where(IndexOutboxRow.seq.in_(seqs)),
+            execution_options={"synchronize_session": False},
+        )

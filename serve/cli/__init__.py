@@ -1,0 +1,1 @@
+"""The ``hermes-memory`` command line."""

@@ -1,0 +1,1 @@
+"""The LoCoMo evaluation harness: the memory service against raw-turn BM25 and dense baselines."""

@@ -1,0 +1,125 @@
+"""The per-user service over real SQLite, the in-memory index fake and the hashing embedder: the issue's
+allergy/residence story end to end below the Ray layer, plus durability and convergence rules."""
+
+import pytest
+
+from actors.adapters.embedding import HashEmbedder
+from actors.app.service import UserMemoryService
+from actors.core.errors import NotFound
+from actors.runtime.outbox import drain
+from actors.store.sql.store import MemoryStore
+from actors.store.vectors.memory_index import InMemoryIndex
+from schemas import api
+from schemas.enums import AlertKind, Layer, State
+from schemas.settings import GatePolicy
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = MemoryStore(f"sqlite:///{tmp_path / 'h.db'}")
+    store.create_schema()
+    store.create_tenant("acme")
+    store.create_tenant("other")
+    yield store
+    store.dispose()
+
+
+@pytest.fixture
+def index():
+    return InMemoryIndex(64)
+
+
+def service(store, index, user="alice", tenant="acme"):
+    return UserMemoryService(
+        tenant, user, store=store, embedder=HashEmbedder(64), policy=GatePolicy()
+    )
+
+
+def say(svc, session, *texts, start=0):
+    turns = [api.TurnIn(text=t, dialog_id=f"{session}-d{start + n}") for n, t in enumerate(texts)]
+    return svc.write_turns(api.WriteTurnsRequest(session_id=session, turns=turns))
+
+
+def by_slot(svc, slot):
+    return [i for i in svc.engine.active() if i.slot == slot]
+
+
+def test_allergy_and_residence_story(store, index):
+    svc = service(store, index)
+    say(svc, "s1", "I'm allergic to peanuts", "I live in Hangzhou")
+    say(svc, "s2", "我对花生过敏", "I live in Hangzhou")
+    allergy = by_slot(svc, "basic.allergy")[0]
+    home = by_slot(svc, "basic.residence")[0]
+    assert (allergy.state, allergy.layer) == (State.FROZEN, Layer.CORE)
+    assert home.state is State.FROZEN and home.value == "hangzhou"
+
+    result = say(svc, "s3", "I think I don't mind peanuts")
+    assert [a.kind for a in result.alerts] == [AlertKind.FROZEN_CONFLICT]
+    assert svc.item(allergy.memory_id).state is State.FROZEN
+
+    result = say(svc, "s4", "actually I moved to Suzhou")
+    assert result.outcomes[0].action == "corrected" and result.outcomes[0].memory_id == home.memory_id
+    assert store.get_item("acme", "alice", home.memory_id).value == "suzhou"
+    actions = [e.action for e in store.audit_trail("acme", "alice", home.memory_id)]
+    assert {"unfreeze", "modify", "freeze"} <= set(actions)
+
+    context = svc.start_session(api.StartSessionRequest(session_id="s5"))
+    assert "residence: Suzhou" in context.text and "allergy: Peanut" in context.text
+
+    recall = svc.recall(api.RecallRequest(query="what should I avoid cooking?"))
+    assert recall.hits[0].memory.memory_id == allergy.memory_id
+    assert "slot" in recall.hits[0].routes
+
+
+def test_state_survives_a_fresh_service_and_snapshot_is_byte_identical(store, index):
+    svc = service(store, index)
+    say(svc, "s1", "I'm allergic to peanuts")
+    first = svc.start_session(api.StartSessionRequest(session_id="s2"))
+    say(svc, "s2", "I love jazz music", "I live in Hangzhou")
+    again = service(store, index).start_session(api.StartSessionRequest(session_id="s2"))
+    assert again.model_dump_json() == first.model_dump_json()
+    later = service(store, index).start_session(api.StartSessionRequest(session_id="s3"))
+    assert "jazz" in later.text
+
+
+def test_idempotent_request_is_applied_once(store, index):
+    svc = service(store, index)
+    req = api.WriteTurnsRequest(session_id="s1", turns=[api.TurnIn(text="I love green tea", dialog_id="d1")])
+    first = svc.write_turns(req, request_id="r1")
+    second = service(store, index).write_turns(req, request_id="r1")
+    assert first == second
+    assert store.count_items("acme", "alice") == 1
+
+
+def test_commits_reach_the_index_through_the_outbox_once(store, index):
+    svc = service(store, index)
+    say(svc, "s1", "I love green tea", "I work as a nurse")
+    ids = {i.memory_id for i in svc.engine.active()}
+    assert index.ids("acme", "alice") == set()  # acknowledged on the SQL commit, before the index
+    assert drain(store, index, 64) >= len(ids)
+    assert index.ids("acme", "alice") == ids
+    assert drain(store, index, 64) == 0
+
+
+def test_other_tenant_and_user_cannot_reach_items(store, index):
+    svc = service(store, index)
+    say(svc, "s1", "I love green tea")
+    memory_id = svc.engine.active()[0].memory_id
+    for intruder in (service(store, index, user="bob"), service(store, index, tenant="other")):
+        with pytest.raises(NotFound):
+            intruder.get_memory(memory_id)
+        assert intruder.recall(api.RecallRequest(query="green tea")).hits == []
+
+
+def test_forget_and_erase_leave_nothing_searchable(store, index):
+    svc = service(store, index)
+    say(svc, "s1", "I love green tea", "I work as a nurse")
+    tea = by_slot(svc, "preference.drink")[0]
+    svc.forget(tea.memory_id, api.ForgetRequest())
+    drain(store, index, 64)
+    assert tea.memory_id not in index.ids("acme", "alice")
+    with pytest.raises(NotFound):
+        svc.get_memory(tea.memory_id)
+    svc.erase_user(api.EraseRequest())
+    drain(store, index, 64)
+    assert index.ids("acme", "alice") == set() and store.count_items("acme", "alice") == 0

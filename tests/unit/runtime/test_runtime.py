@@ -1,0 +1,160 @@
+"""The host runtime's plain parts: rendezvous routing, fencing epochs and the outbox in SQL, the batching
+embedder, and the BM25 postings recall keeps between calls."""
+
+import threading
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from actors.adapters.embedding import HashEmbedder
+from actors.core.errors import OwnershipLost
+from actors.core.memory import GateChanges, MemoryItem
+from actors.language.keywords import BM25, joint_scores, tokenize
+from actors.runtime.batching import BatchingEmbedder
+from actors.runtime.outbox import drain
+from actors.runtime.rendezvous import host_of
+from actors.store.vectors.memory_index import InMemoryIndex
+from schemas.enums import Kind
+
+USERS = [f"user{n}" for n in range(3000)]
+
+
+def test_rendezvous_spreads_users_evenly_and_moves_few_on_growth():
+    before = [host_of("acme", u, 4) for u in USERS]
+    assert min(Counter(before).values()) > len(USERS) / 4 * 0.85
+    after = [host_of("acme", u, 5) for u in USERS]
+    moved = [(b, a) for b, a in zip(before, after, strict=True) if a != b]
+    assert all(a == 4 for _, a in moved)  # only to the new host
+    assert abs(len(moved) / len(USERS) - 1 / 5) < 0.03
+    assert all(host_of("acme", u, 1) == 0 for u in USERS[:50])
+
+
+def item(user: str = "alice", content: str = "I love green tea", dim: int = 8) -> MemoryItem:
+    found = MemoryItem(tenant_id="acme", user_id=user, content=content, kind=Kind.PREFERENCE)
+    vector = np.full(dim, 1 / np.sqrt(dim), dtype=np.float32)
+    found.embedding = vector.tobytes()
+    return found
+
+
+def test_a_newer_claim_fences_every_older_claimant(store):
+    first = store.claim_user("acme", "alice", "host-0")
+    second = store.claim_user("acme", "alice", "host-1")
+    assert second.epoch == first.epoch + 1 and store.user_epoch("acme", "alice") == second.epoch
+    stale = item()
+    with pytest.raises(OwnershipLost):
+        store.commit(GateChanges(upserted={stale.memory_id: stale}), fence=first)
+    assert store.count_items("acme", "alice") == 0  # refused means nothing of it was written
+    with pytest.raises(OwnershipLost):
+        store.erase_user("acme", "alice", reason="stale", fence=first)
+    store.commit(GateChanges(upserted={stale.memory_id: stale}), fence=second)
+    with pytest.raises(OwnershipLost):
+        store.forget_item("acme", "alice", stale.memory_id, reason="x", actor="user", fence=first)
+    assert store.count_items("acme", "alice") == 1
+    assert store.claim_user("acme", "bob", "host-0").epoch == 1  # epochs are per user
+
+
+def test_the_outbox_brings_the_index_to_what_sql_holds(store):
+    index = InMemoryIndex(8)
+    kept, forgotten = item(content="kept"), item(content="forgotten")
+    store.commit(GateChanges(upserted={i.memory_id: i for i in (kept, forgotten)}))
+    store.forget_item("acme", "alice", forgotten.memory_id, reason="x", actor="user")
+    assert drain(store, index, 8) == 3
+    assert index.ids("acme", "alice") == {kept.memory_id}
+    # an erasure followed by new writes: the new items survive the erasure's entry in the same batch
+    store.erase_user("acme", "alice", reason="asked")
+    again = item(content="after the erasure")
+    store.commit(GateChanges(upserted={again.memory_id: again}))
+    assert drain(store, index, 8) == 2
+    assert index.ids("acme", "alice") == {again.memory_id}
+    assert drain(store, index, 8) == 0
+
+
+def test_only_the_owning_hosts_entries_are_drained(store):
+    index = InMemoryIndex(8)
+    mine, theirs = item("alice"), item("bob")
+    for one in (mine, theirs):
+        store.commit(GateChanges(upserted={one.memory_id: one}))
+    assert drain(store, index, 8, owns=lambda tenant, user: user == "alice") == 1
+    assert index.ids("acme") == {mine.memory_id}
+    assert drain(store, index, 8) == 1 and index.ids("acme") == {mine.memory_id, theirs.memory_id}
+
+
+class CountingEmbedder(HashEmbedder):
+    def __init__(self):
+        super().__init__(32)
+        self.calls = 0
+        self.gate = threading.Event()
+
+    def embed_passages(self, texts):
+        self.calls += 1
+        self.gate.wait(5)  # hold the first call so that the others queue up behind it
+        return super().embed_passages(texts)
+
+
+def test_concurrent_texts_are_embedded_in_few_model_calls_with_their_own_vectors():
+    model = CountingEmbedder()
+    batching = BatchingEmbedder(model)
+    texts = [f"text number {n}" for n in range(20)]
+    results: dict[int, np.ndarray] = {}
+
+    def embed(n: int) -> None:
+        results[n] = batching.embed_passages([texts[n]])
+
+    threads = [threading.Thread(target=embed, args=(n,)) for n in range(20)]
+    for thread in threads:
+        thread.start()
+    model.gate.set()
+    for thread in threads:
+        thread.join(10)
+    assert model.calls <= 3 and batching.texts == 20
+    expected = HashEmbedder(32).embed_passages(texts)
+    for n in range(20):
+        assert np.allclose(results[n][0], expected[n])
+    assert batching.embed_queries([]).shape == (0, 32)
+
+
+def reference_bm25(documents, query, k1=1.5, b=0.75):
+    n, average = len(documents), sum(map(len, documents)) / len(documents)
+    scores = np.zeros(n)
+    for term in set(query):
+        holding = sum(term in d for d in documents)
+        if not holding:
+            continue
+        idf = np.log(1 + (n - holding + 0.5) / (holding + 0.5))
+        for i, doc in enumerate(documents):
+            count = doc.count(term)
+            scores[i] += idf * count * (k1 + 1) / (count + k1 * (1 - b + b * len(doc) / average))
+    return scores
+
+
+words = st.sampled_from("tea jazz peanut allergy hiking Lisbon 成都 海鲜 nurse cat dog the a".split())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(words, max_size=8).map(" ".join), min_size=1, max_size=12), st.lists(words, max_size=4)
+)
+def test_bm25_postings_score_exactly_as_the_textbook_formula(texts, query_words):
+    documents = [tokenize(t) for t in texts]
+    query = tokenize(" ".join(query_words))
+    if not any(documents):
+        assert not BM25(documents).scores(query).any()
+        return
+    assert np.allclose(BM25(documents).scores(query), reference_bm25(documents, query))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(words, max_size=8).map(" ".join), min_size=1, max_size=12),
+    st.integers(min_value=0, max_value=12),
+    st.lists(words, max_size=4),
+)
+def test_bm25_parts_score_as_one_index_over_all_their_documents(texts, cut, query_words):
+    documents = [tokenize(t) for t in texts]
+    cut = min(cut, len(documents))
+    query = tokenize(" ".join(query_words))
+    parts = [BM25(documents[:cut]), BM25(documents[cut:])]
+    assert np.allclose(joint_scores(parts, query), BM25(documents).scores(query))

@@ -1,0 +1,84 @@
+"""Per-tenant rate limits and user quotas (``serve.quotas``) over a real SQLite store, on a fake clock."""
+
+import asyncio
+
+import pytest
+
+from actors.app.operations import Operation, UserOperations
+from actors.core.memory import GateChanges, MemoryItem
+from actors.store.sql.store import MemoryStore
+from actors.store.sql.tenants import TenantLimits
+from schemas.enums import Kind
+from serve.quotas import QuotaExceeded, Quotas, RateLimited
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def store(tmp_path):
+    store = MemoryStore(f"sqlite:///{tmp_path / 'q.db'}")
+    store.create_schema()
+    yield store
+    store.dispose()
+
+
+def remember(store: MemoryStore, tenant: str, user: str) -> None:
+    changes = GateChanges()
+    item = MemoryItem(tenant_id=tenant, user_id=user, content=f"{user} likes tea", kind=Kind.PREFERENCE)
+    changes.upserted[item.memory_id] = item
+    store.commit(changes)
+
+
+def admit(
+    quotas: Quotas, tenant: str, user: str = "u1", operation: Operation = UserOperations.recall
+) -> None:
+    asyncio.run(quotas.admit(tenant, user, operation))
+
+
+def test_rate_limit_refuses_past_the_allowance_and_refills(store):
+    store.create_tenant("acme", limits=TenantLimits(requests_per_minute=3))
+    store.create_tenant("calm")
+    clock = Clock()
+    quotas = Quotas(store, clock=clock)
+    for _ in range(3):
+        admit(quotas, "acme")
+    with pytest.raises(RateLimited) as refused:
+        admit(quotas, "acme")
+    assert refused.value.status_code == 429 and refused.value.retry_after_seconds == 20
+    for _ in range(50):
+        admit(quotas, "calm")  # another tenant, no limit: untouched by acme's bucket
+    clock.now += 20
+    admit(quotas, "acme")  # one token back after 60/3 seconds
+    with pytest.raises(RateLimited):
+        admit(quotas, "acme")
+
+
+def test_user_quota_refuses_only_writes_for_new_users(store):
+    store.create_tenant("acme", limits=TenantLimits(max_users=2))
+    remember(store, "acme", "alice")
+    remember(store, "acme", "bob")
+    quotas = Quotas(store, clock=Clock())
+    admit(quotas, "acme", "alice", UserOperations.write_turns)  # existing users keep writing
+    admit(quotas, "acme", "carol", UserOperations.recall)  # reads never hit the user quota
+    with pytest.raises(QuotaExceeded):
+        admit(quotas, "acme", "carol", UserOperations.write_memory)
+
+
+def test_changed_limits_apply_after_the_refresh(store):
+    store.create_tenant("acme")
+    clock = Clock()
+    quotas = Quotas(store, refresh_seconds=5, clock=clock)
+    admit(quotas, "acme")
+    store.set_tenant_limits("acme", TenantLimits(requests_per_minute=1))
+    admit(quotas, "acme")  # cached: still unlimited
+    clock.now += 5
+    admit(quotas, "acme")
+    with pytest.raises(RateLimited):
+        admit(quotas, "acme")
+    assert store.tenant_limits("acme") == TenantLimits(requests_per_minute=1)

@@ -1,0 +1,85 @@
+"""``TenantViewStore`` on SQLite: per-user tier counts (what counts against capacity and what does not),
+the user search (``_`` matches itself, case-insensitive, paged), and the audited alert resolve, each inside
+one tenant."""
+
+import pytest
+
+from actors.core.errors import NotFound
+from actors.core.memory import Alert, GateChanges, MemoryItem
+from actors.store.sql.tenant_views import TenantViewStore
+from schemas.enums import AlertKind, AlertStatus, Kind, Layer, State
+
+A, B = "acme", "beta"
+
+
+@pytest.fixture
+def views(tmp_path):
+    store = TenantViewStore(f"sqlite:///{tmp_path / 'h.db'}")
+    store.create_schema()
+    store.create_tenant(A)
+    store.create_tenant(B)
+    yield store
+    store.dispose()
+
+
+def put(store, tenant_id, user_id, layer=Layer.WORKING, state=State.PENDING, n=1, alerts=()):
+    items = [
+        MemoryItem(tenant_id, user_id, f"{user_id} note {k}", Kind.FACT, layer=layer, state=state)
+        for k in range(n)
+    ]
+    store.commit(GateChanges(upserted={i.memory_id: i for i in items}, alerts=list(alerts)))
+    return items
+
+
+def test_counts_separate_active_tiers_from_archive_and_history(views):
+    put(views, A, "alice", n=3)
+    put(views, A, "alice", Layer.LONGTERM, State.CONFIRMED, n=2)
+    core = put(views, A, "alice", Layer.CORE, State.FROZEN, n=2)
+    put(views, A, "alice", Layer.CORE, State.SUPERSEDED)  # history: no capacity used
+    put(views, A, "alice", Layer.ARCHIVE, State.ARCHIVED, n=4)
+    put(views, A, "alice", alerts=[Alert(A, "alice", AlertKind.CORE_FULL, core[0].memory_id, "full")])
+    put(views, B, "alice", n=9)  # the same user id in another tenant
+
+    counts = views.counts_of(A, "alice")
+    assert counts.active == {Layer.WORKING: 4, Layer.LONGTERM: 2, Layer.CORE: 2}
+    assert (counts.archived, counts.frozen, counts.open_alerts) == (4, 2, 1)
+    assert counts.last_write_at is not None
+    assert views.counts_of(B, "alice").active == {Layer.WORKING: 9}
+    nobody = views.counts_of(A, "nobody")
+    assert (nobody.active, nobody.archived, nobody.last_write_at) == ({}, 0, None)
+
+
+def test_search_is_literal_case_insensitive_paged_and_scoped(views):
+    for user in ("a_b", "axb", "Alice"):
+        put(views, A, user)
+    put(views, B, "alina")
+
+    def ids(tenant_id, **kwargs):
+        found, truncated = views.user_counts(tenant_id, **kwargs)
+        return [c.user_id for c in found], truncated
+
+    assert ids(A) == (["Alice", "a_b", "axb"], False)
+    assert ids(A, query="a_b") == (["a_b"], False)
+    assert ids(A, query="ALI") == (["Alice"], False)
+    assert ids(A, limit=2) == (["Alice", "a_b"], True)
+    assert ids(B) == (["alina"], False)
+
+
+def test_resolve_records_who_and_why_once_and_only_for_the_owner(views):
+    target = put(views, A, "alice")[0]
+    alert = Alert(A, "alice", AlertKind.FROZEN_CONFLICT, target.memory_id, "conflict")
+    put(views, A, "alice", alerts=[alert])
+    with pytest.raises(NotFound):
+        views.resolve_with_audit(B, "alice", alert.alert_id, reason="x", actor="operator")
+    with pytest.raises(NotFound):
+        views.resolve_with_audit(A, "bob", alert.alert_id, reason="x", actor="operator")
+    assert views.alerts(A, "alice")[0].status is AlertStatus.OPEN
+
+    done = views.resolve_with_audit(A, "alice", alert.alert_id, reason="reviewed", actor="operator")
+    assert done.status is AlertStatus.RESOLVED
+    again = views.resolve_with_audit(A, "alice", alert.alert_id, reason="twice", actor="operator")
+    assert again.status is AlertStatus.RESOLVED
+    assert views.alerts(A, "alice") == []
+    trail = [e for e in views.audit_trail(A, "alice", target.memory_id) if e.action == "resolve_alert"]
+    assert [(e.actor, e.reason, e.after["status"]) for e in trail] == [("operator", "reviewed", "resolved")]
+    assert views.counts_of(A, "alice").open_alerts == 0
