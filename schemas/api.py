@@ -208,6 +208,8 @@ class ScoreBreakdown(BaseModel):
     slot: float = 0.0
     #: hop level when reached through the relation route (hop 1 > hop 2)
     relation: float = 0.0
+    #: the session route's weight of the hit's session (0 outside the best sessions)
+    session: float = 0.0
     #: the blended route scores that enter the fusion as its semantic term
     relevance: float = 0.0
     boosts: dict[str, float] = Field(default_factory=dict)

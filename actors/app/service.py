@@ -27,7 +27,7 @@ from actors.core.gate.engine import GateEngine, Outcome
 from actors.core.memory import Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.core.profile import ProfileBuilder
 from actors.core.recall.engine import RecallEngine
-from actors.core.recall.view import ActiveView, ArchiveView
+from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
 from actors.language.extraction import Extractor, RuleExtractor, Turn
 from actors.language.redaction import Neutralized, neutralize_injection, redact
 from actors.store.sql.jobs import CohortFeature
@@ -83,6 +83,7 @@ class UserMemoryService(ServiceMaintenance):
         self._pending_access = GateChanges()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._view: ActiveView | None = None
+        self._tokenized = Tokenized()
         self._archive: ArchiveView | None = None
         self.engine = self._load()
 
@@ -99,11 +100,12 @@ class UserMemoryService(ServiceMaintenance):
         """A new engine: the heat and recall structures derived from the old one's items go."""
         self._pending_access = GateChanges()
         self._view = self._archive = None
+        self._tokenized = Tokenized()
 
     def active_view(self) -> ActiveView:
         """The active items and their recall structures; rebuilt only after the items changed."""
         if self._view is None:
-            self._view = ActiveView(self.engine.active(), self.embedder.dim)
+            self._view = ActiveView(self.engine.active(), self.embedder.dim, self._tokenized)
         return self._view
 
     def archive_view(self) -> ArchiveView:
@@ -123,8 +125,10 @@ class UserMemoryService(ServiceMaintenance):
     def resident_bytes(self) -> int:
         """Rough bytes this user holds in memory: items with their stored vectors, the recall matrix, keyword
         postings and entity graph (calibrated with tracemalloc on a full user: docs/benchmarks.md)."""
-        per_item = 2600 + 2 * 4 * self.embedder.dim
-        archived = 0 if self._archive is None else len(self._archive.items) * (2000 + 6 * self.embedder.dim)
+        # per active item: its own and its source turn's vector, and a row in each of the view's two matrices;
+        # per archived item: the two vectors and an int8 row
+        per_item = 2800 + 4 * 4 * self.embedder.dim
+        archived = 0 if self._archive is None else len(self._archive.items) * (2200 + 9 * self.embedder.dim)
         return len(self.engine.items) * per_item + archived
 
     # ------------------------------------------------------------------ writes
@@ -177,10 +181,13 @@ class UserMemoryService(ServiceMaintenance):
     def _apply_candidates(
         self, candidates: list[Candidate], request_id: str | None, ignored: int
     ) -> api.WriteResult:
-        vectors = self._embed([c.content for c in candidates])
+        turns = list(dict.fromkeys(c.source_text for c in candidates if c.source_text))
+        embedded = self._embed([c.content for c in candidates] + turns)
+        vectors = embedded[: len(candidates)]
+        turn_vectors = dict(zip(turns, embedded[len(candidates) :], strict=True))
         for attempt in (1, 2):
             try:
-                outcomes, changes = self._decide(candidates, vectors)
+                outcomes, changes = self._decide(candidates, vectors, turn_vectors)
                 result = self._result(outcomes, ignored, changes.alerts)
                 self._commit(changes, request_id=request_id, result=result.model_dump(mode="json"))
                 return result
@@ -190,7 +197,9 @@ class UserMemoryService(ServiceMaintenance):
                 self.engine = self._load()  # someone (a job) changed this user under the optimistic lock
         raise AssertionError("unreachable")
 
-    def _decide(self, candidates: list[Candidate], vectors: np.ndarray) -> tuple[list[Outcome], GateChanges]:
+    def _decide(
+        self, candidates: list[Candidate], vectors: np.ndarray, turn_vectors: dict[str, np.ndarray]
+    ) -> tuple[list[Outcome], GateChanges]:
         changes = GateChanges()
         outcomes: list[Outcome] = []
         with span("gate.write", candidates=len(candidates)):
@@ -200,6 +209,9 @@ class UserMemoryService(ServiceMaintenance):
                 for item in step.upserted.values():
                     if item.embedding is None and item.content_hash == content_hash(cand.content):
                         item.embedding = vector.astype(np.float32).tobytes()
+                    turn = turn_vectors.get(item.source_text or "")
+                    if item.source_embedding is None and turn is not None:
+                        item.source_embedding = turn.astype(np.float32).tobytes()
                 outcomes.append(outcome)
                 changes.merge(step)
                 if step.upserted:
@@ -266,7 +278,14 @@ class UserMemoryService(ServiceMaintenance):
             self._commit(GateChanges(), index_items=())
 
     def _fill_missing_embeddings(self, items: Iterable[MemoryItem]) -> None:
-        missing = [i for i in items if i.embedding is None and i.state is not State.DELETED]
+        items = [i for i in items if i.state is not State.DELETED]
+        for item in items:
+            if item.merged_from and item.source_embedding is None:
+                # a summary's turns: the mean of its sources' turn vectors (their own where they have none)
+                item.source_embedding = summary_vector(
+                    item, self.engine.items, lambda source: source.source_embedding or source.embedding
+                )
+        missing = [i for i in items if i.embedding is None]
         for item in missing:
             item.embedding = summary_vector(item, self.engine.items)
         missing = [i for i in missing if i.embedding is None]

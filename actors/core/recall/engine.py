@@ -5,23 +5,29 @@ Routes, each a ranked list of the user's memories:
 
 * **semantic** — the query vector against the active items' matrix, in memory (``actors.core.recall.view``);
 * **keyword** — BM25 over the active items (Chinese segmented with jieba), postings kept between calls;
-* **archive** — when the active routes are weak (fewer than ``k`` active hits that both routes back), the
-  semantic and keyword routes are ranked again over the active and archived items together (the archive
-  held in the host in float16, loaded on first need), so archived hits compete on the same rank scale;
-  they are penalised and restorable;
+  both routes match a memory cut from a longer turn by its own words and by the whole turn's
+  (``actors.core.recall.view.recall_text`` / ``recall_vector``);
+* **archive** — the semantic and keyword routes rank the active and archived items together (the archive
+  held in the host as int8 rows, loaded on first need): the bounded gate bounds what a context holds, not
+  what recall may search, so an archived hit competes on the same rank scale as an active one;
 * **slot** — a query about food pulls the allergy and diet slots whatever their rank, so a cold but vital
   fact is never crowded out;
 * **relation** — entities the query names, followed one or two hops through the memories that link them
   (``actors.core.relations``);
 * **recency** and **importance** — the newest working items and the most important long-term ones, so
-  that a vague query still sees what is current and what matters.
+  that a vague query still sees what is current and what matters;
+* **session** — the sessions whose memories answer best (the sum of their top ``SESSION_SUPPORT``
+  relevances) lift every hit of theirs, a rank-scored share of relevance: what was said around a good hit
+  is often what the question is about.
 
 Fusion. Each ranked route turns a rank into a score ``1 / (1 + rank / RANK_SCALE)`` — embedding scores
 bunch in a narrow band and BM25 scores are unbounded, so ranks are what compare across routes and queries.
 ``relevance`` blends the semantic and keyword route scores (an item high on both beats one high on
-either), lifted to a floor by the slot route and to a hop-dependent level by the relation route. Then
-``total = w_sem·relevance + w_time·time_decay + w_imp·importance`` (``GatePolicy.fusion``: 0.55 / 0.25 /
-0.20), × the frozen boost (1.3), × the negative weight (1.2 while fresh), × the archive penalty.
+either), lifted to a floor by the slot route and to a hop-dependent level by the relation route, plus the
+session route's share. Then ``total = w_sem·relevance + w_time·time_decay + w_imp·importance``
+(``GatePolicy.fusion``: 0.55 / 0.25 / 0.20), × the frozen boost (1.3), × the negative weight (1.2 while
+fresh). The constants were tuned on LoCoMo dev conversations 26, 30 and 41 and checked on 42 and 43
+(docs/locomo.md).
 
 Near-duplicates (same content hash, or embeddings at or above the near-duplicate similarity that also
 share most of their content words) keep only their best-ranked hit; hits whose memories contradict each
@@ -40,7 +46,7 @@ from actors.core.gate.engine import same_words
 from actors.core.gate.valuation import days_between, negative_weight
 from actors.core.memory import MemoryItem
 from actors.core.recall.view import top
-from actors.language.keywords import BM25, asks_about_the_past, query_slots, tokenize
+from actors.language.keywords import BM25, asks_about_the_past, joint_scores, query_slots, tokenize
 from schemas import api
 from schemas.enums import Layer, State
 
@@ -48,20 +54,16 @@ if TYPE_CHECKING:
     from actors.app.service import UserMemoryService
     from actors.core.recall.view import ActiveView
 
-#: archived hits enter only when active recall is weak; there a mild penalty is all they need: on the LoCoMo
-#: dev file (most episodic turns end up archived under the default capacities) 0.85 cost 0.03 recall@10
-#: against 0.95, and 0.95 keeps an active item ahead of an archived one that ranks the same
-ARCHIVE_PENALTY = 0.95
-#: a route's rank r scores 1 / (1 + r / RANK_SCALE). Gentle on purpose: with a steep scale (3) the 30th
-#: hit of a route kept a tenth of the top hit's relevance, so 0.25 of time decay let any fresh item outrank
-#: an older one that ranked second (LoCoMo dev recall@10, access heat frozen: 0.578 at 3, 0.592 at 6,
-#: 0.606 at 12, 0.610 at 25)
+#: a route's rank r scores 1 / (1 + r / RANK_SCALE): gentle, so that time decay cannot let any fresh item
+#: outrank an older one that ranked second (docs/locomo.md)
 RANK_SCALE = 25.0
 #: share of the keyword route in relevance (the rest is the semantic route)
 KEYWORD_SHARE = 0.5
-#: active recall is weak when fewer than k active hits have a relevance above that of a hit both routes
-#: rank 4th (a top rank in one route alone gives 0.5: a strong hit is backed by both)
-STRONG_RANK = 3
+#: the session route: how many of a session's best relevances make its support, how many sessions it
+#: lifts, and the share of relevance the best one adds (its rank-scored weight times this)
+SESSION_SUPPORT = 3
+SESSION_COUNT = 5
+SESSION_SHARE = 0.18
 SLOT_RELEVANCE_FLOOR = 0.8
 HOP_RELEVANCE = {1: 0.5, 2: 0.3}
 RECENT_COUNT = 3
@@ -72,9 +74,6 @@ def rank_score(rank: int) -> float:
     return 1.0 / (1.0 + rank / RANK_SCALE)
 
 
-STRONG_RELEVANCE = rank_score(STRONG_RANK)
-
-
 @dataclass
 class _Candidate:
     item: MemoryItem
@@ -82,6 +81,7 @@ class _Candidate:
     keyword: float = 0.0
     slot: float = 0.0
     relation: float = 0.0
+    session: float = 0.0
     routes: list[str] = field(default_factory=list)
 
     def note(self, route: str) -> None:
@@ -101,30 +101,24 @@ class RecallEngine:
         depth = max(4 * req.k, 40)
         self.past = asks_about_the_past(req.query)
         view = self.service.active_view()
-        active = view.items
-        terms = tokenize(req.query)
+        active = searched = view.items
+        keywords = [view.keywords]
+        archived: dict[str, MemoryItem] = {}
         with span("recall.semantic", docs=len(active)):
             similarities = view.similarities(query_vector)
-            self._ranked("semantic", [active[n].memory_id for n in top(similarities, depth)])
-        self._ranked("keyword", self._keyword(active, view.keywords, terms, depth))
-        strong = [c for c in self.pool.values() if self._relevance(c) > STRONG_RELEVANCE]
-        if req.include_archive and len(strong) < req.k:
-            # weak active recall: rank the archive together with the active items, so an archived hit
-            # competes on the same rank scale instead of on a separate list of its own
+        if req.include_archive:
             with span("recall.archive"):
-                archive = self.service.archive_view()
-                archived, scores = archive.scored(query_vector)
-                joint = active + archived
-                by_id = {i.memory_id: i for i in archived}
-                for c in self.pool.values():
-                    c.semantic = c.keyword = 0.0
-                joint_scores = np.concatenate([similarities, scores])
-                self._ranked("semantic", [joint[n].memory_id for n in top(joint_scores, depth)], by_id)
-                keywords = archive.keywords_with(view)
-                self._ranked("keyword", self._keyword(joint, keywords, terms, depth), by_id)
+                archived_items, vectors, archived_keywords = self.service.archive_view().rows()
+                searched = active + archived_items
+                similarities = np.concatenate([similarities, vectors @ query_vector])
+                keywords.append(archived_keywords)
+                archived = {i.memory_id: i for i in archived_items}
+        self._ranked("semantic", [searched[n].memory_id for n in top(similarities, depth)], archived)
+        self._ranked("keyword", self._keyword(searched, keywords, tokenize(req.query), depth), archived)
         self._slots(active, req.query)
         self._relations(view, req.query)
         self._recency(active)
+        self._sessions()
         scored = sorted(
             ((self._total(c), c) for c in self.pool.values()), key=lambda t: (-t[0][0], t[1].item.memory_id)
         )
@@ -133,14 +127,15 @@ class RecallEngine:
     # ------------------------------------------------------------------ routes
 
     @staticmethod
-    def _keyword(items: list[MemoryItem], index: BM25, terms: list[str], depth: int) -> list[str]:
+    def _keyword(items: list[MemoryItem], parts: list[BM25], terms: list[str], depth: int) -> list[str]:
+        """The items by BM25 over ``parts`` (the postings of ``items``, in order), as one index."""
         if not items or not terms:
             return []
         with span("recall.keyword", docs=len(items)):
-            scores = index.scores(terms)
+            scores = joint_scores(parts, terms)
         return [items[n].memory_id for n in top(scores, depth) if scores[n] > 0]
 
-    def _ranked(self, route: str, ranked: list[str], archived: dict[str, MemoryItem] | None = None) -> None:
+    def _ranked(self, route: str, ranked: list[str], archived: dict[str, MemoryItem]) -> None:
         """Add a ranked route's hits (memory ids, best first) to the pool, scored by rank."""
         for rank, memory_id in enumerate(ranked):
             item = self._live(memory_id, archived)
@@ -181,11 +176,25 @@ class RecallEngine:
             for item in chosen:
                 self.pool.setdefault(item.memory_id, _Candidate(item)).note(route)
 
-    def _live(self, memory_id: str, archived: dict[str, MemoryItem] | None) -> MemoryItem | None:
+    def _sessions(self) -> None:
+        """The session route: the best sessions by the relevance of their hits lift all of them."""
+        relevances: dict[str, list[float]] = {}
+        for c in self.pool.values():
+            if c.item.source_session_id is not None:
+                relevances.setdefault(c.item.source_session_id, []).append(self._relevance(c))
+        support = {s: sum(sorted(found, reverse=True)[:SESSION_SUPPORT]) for s, found in relevances.items()}
+        best = sorted(support, key=lambda s: (-support[s], s))[:SESSION_COUNT]
+        weight = {s: rank_score(rank) for rank, s in enumerate(best)}
+        for c in self.pool.values():
+            c.session = weight.get(c.item.source_session_id or "", 0.0)
+            if c.session:
+                c.note("session")
+
+    def _live(self, memory_id: str, archived: dict[str, MemoryItem]) -> MemoryItem | None:
         item = self.service.engine.items.get(memory_id)
         if item is not None and item.is_active:
             return item
-        found = (archived or {}).get(memory_id)
+        found = archived.get(memory_id)
         return found if found is not None and found.state is State.ARCHIVED else None
 
     # ------------------------------------------------------------------ fusion
@@ -195,7 +204,7 @@ class RecallEngine:
         relevance = (1 - KEYWORD_SHARE) * c.semantic + KEYWORD_SHARE * c.keyword
         if c.slot:
             relevance = max(relevance, SLOT_RELEVANCE_FLOOR + (1 - SLOT_RELEVANCE_FLOOR) * relevance)
-        return max(relevance, c.relation)
+        return max(relevance, c.relation) + SESSION_SHARE * c.session
 
     def _time_decay(self, item: MemoryItem) -> float:
         """The decay curve of docs/design.md#the-bounded-gate: the item's kind's factor per day since its last
@@ -221,8 +230,6 @@ class RecallEngine:
         negative = negative_weight(item, self.policy, self.now)
         if negative != 1.0:
             boosts["negative"] = negative
-        if item.state is State.ARCHIVED:
-            boosts["archive"] = ARCHIVE_PENALTY
         for factor in boosts.values():
             total *= factor
         return total, time_decay, boosts
@@ -236,6 +243,7 @@ class RecallEngine:
             keyword=round(c.keyword, 4),
             slot=c.slot,
             relation=round(c.relation, 4),
+            session=round(c.session, 4),
             relevance=round(self._relevance(c), 4),
             boosts=boosts,
             total=round(total, 6),
