@@ -96,13 +96,13 @@ class RecallEngine:
         similarities = view.similarities(query.vector)
         if not include_archive:
             return Searched(view, view.items, similarities, [view.keywords])
-        with span("recall.archive_rows"):
-            archived, vectors, keywords = self.archive().rows()
+        with span("recall.archive_parts"):
+            parts = self.archive().parts()
         return Searched(
             view,
-            view.items + archived,
-            np.concatenate([similarities, vectors @ query.vector]),
-            [view.keywords, keywords],
+            view.items + [item for part in parts for item in part.items],
+            np.concatenate([similarities, *(part.vectors @ query.vector for part in parts)]),
+            [view.keywords, *(part.keywords for part in parts)],
         )
 
     def _add(self, item: MemoryItem, route: str, score: float) -> None:
