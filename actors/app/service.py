@@ -26,7 +26,7 @@ from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine, Outcome
 from actors.core.memory import Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.core.profile import ProfileBuilder
-from actors.core.recall.engine import RecallEngine
+from actors.core.recall.engine import Hit, RecallEngine
 from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
 from actors.language.extraction import Extractor, RuleExtractor, Turn
 from actors.language.redaction import Neutralized, neutralize_injection, redact
@@ -316,10 +316,13 @@ class UserMemoryService(ServiceMaintenance):
 
     def recall(self, request: api.RecallRequest) -> api.RecallResponse:
         query_vector = self._embed_query(request.query)
-        hits = RecallEngine(self).recall(request, query_vector)
-        # heat changes no layer or state: batched, and nothing for the vector index
-        self._pending_access.merge(self.engine.record_access(h.memory.memory_id for h in hits))
-        return api.RecallResponse(query=request.query, hits=hits)
+        engine = RecallEngine(self.active_view(), self.archive_view, self.policy, self.clock())
+        hits = engine.recall(request.query, query_vector, request.k, request.include_archive)
+        response = api.RecallResponse(query=request.query, hits=[recall_hit(h) for h in hits])
+        # the answer shows the memories as they were found; their heat is batched (it changes no layer or
+        # state, and nothing for the vector index)
+        self._pending_access.merge(self.engine.record_access(h.item.memory_id for h in hits))
+        return response
 
     def _embed_query(self, query: str) -> np.ndarray:
         cached = self._queries.get(query)
@@ -468,3 +471,22 @@ class UserMemoryService(ServiceMaintenance):
         """An item this user owns: active from memory, anything else from SQL."""
         item = self.engine.items.get(memory_id)
         return item if item is not None else self.store.get_item(self.tenant_id, self.user_id, memory_id)
+
+
+def recall_hit(hit: Hit) -> api.RecallHit:
+    """A recalled memory as the API shows it, its scores rounded."""
+    breakdown = api.ScoreBreakdown(
+        semantic=round(hit.scores.get("semantic", 0.0), 4),
+        time_decay=round(hit.time_decay, 4),
+        importance=round(hit.item.importance, 4),
+        routes={route: round(score, 4) for route, score in hit.scores.items()},
+        relevance=round(hit.relevance, 4),
+        boosts=hit.boosts,
+        total=round(hit.total, 6),
+    )
+    return api.RecallHit(
+        memory=api.MemoryOut.model_validate(hit.item),
+        score=breakdown,
+        routes=sorted(hit.routes),
+        contradicts=hit.contradicts,
+    )

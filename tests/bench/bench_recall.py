@@ -22,9 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from actors.embedding import HashEmbedder
-from actors.service import UserMemoryService
-from actors.store.sql import MemoryStore
+from actors.adapters.embedding import HashEmbedder
+from actors.app.service import UserMemoryService
+from actors.store.sql.store import MemoryStore
 from schemas import api
 from schemas.settings import GatePolicy
 

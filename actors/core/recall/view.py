@@ -13,6 +13,7 @@ so a recall never rebuilds what the previous one built.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -147,31 +148,97 @@ class Int8Rows:
         return scores * self.scales
 
 
+@dataclass
+class ArchivePart:
+    """Archived items with their vectors and keyword postings, in one order."""
+
+    items: list[MemoryItem]
+    vectors: Int8Rows
+    keywords: BM25
+    rows: dict[str, int]
+
+    @classmethod
+    def build(cls, items: list[MemoryItem], dim: int, tokenized: Tokenized) -> ArchivePart:
+        return cls(
+            items,
+            Int8Rows(stacked(items, dim)),
+            BM25(tokenized.documents(items)),
+            {item.memory_id: row for row, item in enumerate(items)},
+        )
+
+
+def _reads_alike(old: MemoryItem, new: MemoryItem) -> bool:
+    """Whether recall reads the same of the two versions of an item (a change of heat, say, is not seen)."""
+    return (old.content, old.source_text, old.embedding, old.source_embedding) == (
+        new.content,
+        new.source_text,
+        new.embedding,
+        new.source_embedding,
+    )
+
+
 class ArchiveView:
     """The user's archived items (the newest ``limit``), loaded once from SQL and then kept in step with
-    every change the service commits; vectors as ``Int8Rows``, keyword postings of their own."""
+    every change the service commits. Kept in two parts: the archive as it settled and what entered it
+    since, so that the item a write evicts costs a rebuild of the small part only; a part is rebuilt when one
+    of its items leaves it or changes what recall reads, and the recent part joins the settled one once it
+    holds ``MERGE_AT`` items."""
+
+    MERGE_AT = 256
 
     def __init__(self, load: Callable[[], list[MemoryItem]], dim: int):
         self.dim = dim
         self.items: dict[str, MemoryItem] = {item.memory_id: item for item in load()}
-        self._tokenized = Tokenized()
-        self._rows: tuple[list[MemoryItem], Int8Rows, BM25] | None = None
+        self._tokenized = {"settled": Tokenized(), "recent": Tokenized()}
+        self._settled: list[str] = list(self.items)
+        self._recent: list[str] = []
+        self._built: dict[str, ArchivePart | None] = {"settled": None, "recent": None}
 
     def apply(self, changed: Iterable[MemoryItem], forgotten: Iterable[str] = ()) -> None:
         for item in changed:
+            old = self.items.get(item.memory_id)
             if item.layer is Layer.ARCHIVE and item.state is State.ARCHIVED:
                 self.items[item.memory_id] = item
-            elif self.items.pop(item.memory_id, None) is None:
-                continue
-            self._rows = None
+                if old is None:
+                    self._enter(item.memory_id)
+                elif _reads_alike(old, item):
+                    self._replace(item)
+                else:
+                    self._rebuild_holder(item.memory_id)
+            elif old is not None:
+                del self.items[item.memory_id]
+                self._rebuild_holder(item.memory_id)
         for memory_id in forgotten:
             if self.items.pop(memory_id, None) is not None:
-                self._rows = None
+                self._rebuild_holder(memory_id)
 
-    def rows(self) -> tuple[list[MemoryItem], Int8Rows, BM25]:
-        """The archived items, their vectors and their keyword postings, in one order."""
-        if self._rows is None:
-            items = list(self.items.values())
-            vectors = Int8Rows(stacked(items, self.dim))
-            self._rows = (items, vectors, BM25(self._tokenized.documents(items)))
-        return self._rows
+    def _enter(self, memory_id: str) -> None:
+        self._recent.append(memory_id)
+        self._built["recent"] = None
+        if len(self._recent) >= self.MERGE_AT:
+            self._settled += self._recent
+            self._recent = []
+            self._built = {"settled": None, "recent": None}
+
+    def _replace(self, item: MemoryItem) -> None:
+        for part in self._built.values():
+            if part is not None and item.memory_id in part.rows:
+                part.items[part.rows[item.memory_id]] = item
+
+    def _rebuild_holder(self, memory_id: str) -> None:
+        for name, ids in (("settled", self._settled), ("recent", self._recent)):
+            if memory_id in ids:
+                self._built[name] = None
+
+    def parts(self) -> list[ArchivePart]:
+        """The archive's parts, each built on first need after it changed."""
+        parts = []
+        for name, ids in (("settled", self._settled), ("recent", self._recent)):
+            ids[:] = [memory_id for memory_id in ids if memory_id in self.items]
+            part = self._built[name]
+            if part is None:
+                part = self._built[name] = ArchivePart.build(
+                    [self.items[memory_id] for memory_id in ids], self.dim, self._tokenized[name]
+                )
+            parts.append(part)
+        return parts

@@ -8,6 +8,7 @@ import pytest
 
 from actors.adapters.embedding import HashEmbedder
 from actors.app.service import UserMemoryService
+from actors.core.recall.routes import HOP_RELEVANCE
 from schemas import api
 from schemas.enums import Kind, Layer, Polarity, State
 from schemas.settings import Capacities, GatePolicy
@@ -179,9 +180,9 @@ def test_relation_hops_reach_what_an_entity_is_linked_to(store):
         *[f"Yesterday I {t} downtown" for t in TOPICS],
     )
     hits = recall(svc, "What is Bob busy with?", k=8)
-    routes = {h.memory.content: h.routes for h in hits}
-    assert "relation_hop1" in routes["My colleague Bob is working on the Atlas project with me"]
-    assert "relation_hop2" in routes["Our Atlas project deadline is next Friday"]
+    scores = {h.memory.content: h.score.routes for h in hits}
+    assert scores["My colleague Bob is working on the Atlas project with me"]["relation"] == HOP_RELEVANCE[1]
+    assert scores["Our Atlas project deadline is next Friday"]["relation"] == HOP_RELEVANCE[2]
 
 
 def test_a_memory_cut_from_a_longer_turn_keeps_the_turn_for_recall(store):
@@ -195,7 +196,7 @@ def test_a_memory_cut_from_a_longer_turn_keeps_the_turn_for_recall(store):
     # the festival is not in the allergy's own words, only in the turn it was said in
     hits = recall(svc, "harvest festival", k=20)
     found = next(h for h in hits if h.memory.memory_id == allergy.memory_id)
-    assert "keyword" in found.routes and found.score.keyword > 0
+    assert "keyword" in found.routes and found.score.routes["keyword"] > 0
 
 
 def test_the_session_route_lifts_the_hits_of_the_best_sessions(store):
@@ -205,6 +206,6 @@ def test_the_session_route_lifts_the_hits_of_the_best_sessions(store):
     hits = recall(svc, "sailing boat on the lake", k=12)
     by_session = {}
     for hit in hits:
-        by_session.setdefault(hit.memory.source_session_id, []).append(hit.score.session)
+        by_session.setdefault(hit.memory.source_session_id, []).append(hit.score.routes.get("session", 0.0))
     assert max(by_session["s1"]) == 1.0 and "session" in hits[0].routes
     assert max(by_session.get("s2", [0.0])) < 1.0
