@@ -1,6 +1,7 @@
-"""The batch jobs' bookkeeping beside the memories (a mixin of ``MemoryStore``, using its sessions): user
-leases, profile-snapshot digests, cohort features, job-run records, and the archive history read for the
-eviction hit rate. None of it is a user's memory: the jobs write these tables directly.
+"""The batch jobs' bookkeeping beside the memories (``MemoryStore.jobs``, opening sessions through the
+store's session factories): user leases, profile-snapshot digests, cohort features, job-run records, and
+the archive history read for the eviction hit rate. None of it is a user's memory: the jobs write these
+tables directly.
 
 A *lease* is a job's claim on a user whose actor is not live. ``wait_for_lease`` is called before an actor
 loads a user's state, so an actor never starts from state a job is about to change; the job, holding the
@@ -11,13 +12,15 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, or_, select
+from sqlalchemy import Select, and_, delete, or_, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from actors.core.memory import MemoryItem, utcnow
 from actors.store.sql.tables import (
@@ -39,6 +42,10 @@ INDEXED = or_(
 )
 
 
+SessionFactory = Callable[[str], AbstractContextManager[Session]]
+ItemQuery = Callable[[str, Select[Any]], list[MemoryItem]]
+
+
 @dataclass(frozen=True, slots=True)
 class CohortFeature:
     slot: str
@@ -50,7 +57,13 @@ class CohortFeature:
 
 
 class JobRecords:
-    """Mixed into ``MemoryStore``: relies on its ``_reading`` / ``_writing`` sessions."""
+    """Held by ``MemoryStore`` as ``store.jobs``. ``reading`` / ``writing`` open a session (one transaction,
+    errors translated) for an operation name; ``items`` runs a query of item rows and returns the items."""
+
+    def __init__(self, reading: SessionFactory, writing: SessionFactory, items: ItemQuery):
+        self._reading = reading
+        self._writing = writing
+        self._items = items
 
     # ------------------------------------------------------------------------------------- leases
 
