@@ -313,6 +313,8 @@ class UserMemoryService:
     # ------------------------------------------------------------------ recall and sessions
 
     def recall(self, request: api.RecallRequest) -> api.RecallResponse:
+        if "k" not in request.model_fields_set:  # no k asked for: the tenant's default
+            request = request.model_copy(update={"k": self.policy.top_k})
         query_vector = self._embed_query(request.query)
         hits = RecallEngine(self).recall(request, query_vector)
         # heat changes no layer or state: batched, and nothing for the vector index

@@ -3,14 +3,13 @@ store's session factories): user leases, profile-snapshot digests, cohort featur
 the archive history read for the eviction hit rate. None of it is a user's memory: the jobs write these
 tables directly.
 
-A *lease* is a job's claim on a user whose actor is not live. ``wait_for_lease`` is called before an actor
-loads a user's state, so an actor never starts from state a job is about to change; the job, holding the
-lease, commits under the optimistic lock and releases it. A lease expires on its own (a crashed job).
+A *lease* keeps two jobs off one user (docs/jobs.md): the job holding it then claims the user (the fencing
+epoch that also keeps a live host's writes apart, docs/architecture.md "Fencing"), commits under that claim
+and releases the lease. A lease expires on its own (a crashed job).
 """
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
@@ -93,19 +92,6 @@ class JobRecords:
                     UserLeaseRow.holder == holder,
                 )
             )
-
-    def lease_expiry(self, tenant_id: str, user_id: str) -> datetime | None:
-        """When the user's unexpired lease ends, or None when nobody holds one."""
-        with self._reading("lease_expiry") as session:
-            row = session.get(UserLeaseRow, (tenant_id, user_id))
-            return row.expires_at if row is not None and row.expires_at > utcnow() else None
-
-    def wait_for_lease(self, tenant_id: str, user_id: str, poll_seconds: float = 0.05) -> float:
-        """Block while a job holds the user (at most until its lease expires); returns seconds waited."""
-        started = time.monotonic()
-        while self.lease_expiry(tenant_id, user_id) is not None:
-            time.sleep(poll_seconds)
-        return time.monotonic() - started
 
     # -------------------------------------------------------------------------- profile snapshots
 
