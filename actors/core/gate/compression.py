@@ -11,14 +11,14 @@ import numpy as np
 
 from actors.core.memory import MemoryItem
 from actors.core.slots import spec
-from schemas.enums import Kind, Source, State
+from schemas.enums import Kind, Polarity, Source, State
 
 SUMMARY_MAX_CHARS = 1000
 
 
 def plan_compression(oldest: list[MemoryItem]) -> list[list[MemoryItem]]:
     """Groups of two or more mergeable items; temporary states and unslotted items are never merged."""
-    groups: dict[tuple, list[MemoryItem]] = defaultdict(list)
+    groups: dict[tuple[str, Polarity, Kind], list[MemoryItem]] = defaultdict(list)
     for item in oldest:
         if item.slot is None or item.kind is Kind.STATE or item.is_frozen:
             continue
@@ -69,8 +69,9 @@ def summary_vector(summary: MemoryItem, items: Mapping[str, MemoryItem]) -> byte
     model call — embedding the long joined text was most of a consolidation pass's cost). None when the
     item is not a summary or a source's vector is unknown."""
     sources = [items.get(memory_id) for memory_id in summary.merged_from]
-    if not sources or any(s is None or s.embedding is None for s in sources):
+    vectors = [s.embedding for s in sources if s is not None and s.embedding is not None]
+    if not sources or len(vectors) < len(sources):
         return None
-    mean = np.mean([np.frombuffer(s.embedding, dtype=np.float32) for s in sources], axis=0)
+    mean = np.mean([np.frombuffer(v, dtype=np.float32) for v in vectors], axis=0)
     norm = float(np.linalg.norm(mean))
     return None if norm == 0.0 else (mean / norm).astype(np.float32).tobytes()

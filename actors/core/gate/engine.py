@@ -221,16 +221,16 @@ class GateEngine:
                 if (item.slot, item.value, item.polarity) == (cand.slot, cand.value, cand.polarity):
                     return item
         for memory_id, similarity in sorted(near_duplicates, key=lambda p: -p[1]):
-            item = self.items.get(memory_id)
-            if item is None or similarity < self.policy.near_duplicate_similarity:
+            near = self.items.get(memory_id)
+            if near is None or similarity < self.policy.near_duplicate_similarity:
                 continue
-            if item.value and cand.value:
-                same_claim = item.value == cand.value
+            if near.value and cand.value:
+                same_claim = near.value == cand.value
             else:  # no value to compare: the words must say the same thing too
-                same_claim = same_words(item.content, cand.content)
-            same_claim = same_claim and item.polarity is cand.polarity
-            if same_claim and (item.is_active or item.state is State.ARCHIVED):
-                return item
+                same_claim = same_words(near.content, cand.content)
+            same_claim = same_claim and near.polarity is cand.polarity
+            if same_claim and (near.is_active or near.state is State.ARCHIVED):
+                return near
         return None
 
     def _restate(self, item: MemoryItem, cand: Candidate, now: datetime, actor: str) -> Outcome:

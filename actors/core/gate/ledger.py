@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from actors.core.errors import InvalidTransition, NotFound
 from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcnow
@@ -112,7 +113,7 @@ class Ledger:
         item: MemoryItem,
         action: str,
         reason: str,
-        before: dict | None,
+        before: dict[str, Any] | None,
         actor: str,
         dialog_ids: Sequence[str] = (),
     ) -> None:

@@ -206,7 +206,8 @@ class JobRecords:
             .order_by(AuditEventRow.at, AuditEventRow.id)
         )
         with self._reading("archive_moves") as session:
-            return [(memory_id, action, at) for memory_id, action, at in session.execute(query)]
+            rows = session.execute(query)
+            return [(memory_id, action, at) for memory_id, action, at in rows if memory_id is not None]
 
     # ------------------------------------------------------------------------------------- reindex
 
