@@ -153,29 +153,28 @@ class GateEngine:
     def write(
         self, cand: Candidate, *, near_duplicates: Sequence[tuple[str, float]] = (), actor: str = "user"
     ) -> tuple[Outcome, GateChanges]:
-        now = self.clock()
         if not cand.content.strip():
             raise InvalidInput("empty memory content")
+        outcome = self._admit(cand, near_duplicates, actor)
         self._engage_positively(cand, actor)
+        return outcome, self.ledger.drain()
+
+    def _admit(self, cand: Candidate, near_duplicates: Sequence[tuple[str, float]], actor: str) -> Outcome:
+        now = self.clock()
         restated = self._find_restatement(cand, near_duplicates)
         if restated is not None:
-            outcome = self._restate(restated, cand, now, actor)
-            return outcome, self.ledger.drain()
+            return self._restate(restated, cand, now, actor)
         frozen_conflicts = [i for i in self._contradicted_by(cand) if i.is_frozen]
         if frozen_conflicts and cand.is_correction and not retracts(cand, frozen_conflicts):
             target = frozen_conflicts[0]
             self.frozen.modify_frozen(target, cand, reason="explicit correction", actor=actor, now=now)
             self._after_statement(target, now, actor)
             self._review_if_corrected_often(target)
-            return Outcome.of(
-                target, "corrected", "frozen item unfrozen, changed and re-frozen"
-            ), self.ledger.drain()
+            return Outcome.of(target, "corrected", "frozen item unfrozen, changed and re-frozen")
         item = self._insert(cand, now, actor)
         if frozen_conflicts:
             self.frozen.record_frozen_conflict(item, frozen_conflicts, actor)
-            return Outcome.of(
-                item, "conflict", "contradicts a frozen item; kept pending"
-            ), self.ledger.drain()
+            return Outcome.of(item, "conflict", "contradicts a frozen item; kept pending")
         if cand.is_correction and item.kind is not Kind.STATE:
             self.ledger.transition(
                 item, State.CONFIRMED, "confirm", "explicit correction takes effect at once", actor
@@ -185,17 +184,17 @@ class GateEngine:
         elif len(item.confirmed_sessions) >= self.policy.confirmations_to_confirm:
             self.frozen.confirm_item(item, "restated in distinct sessions", actor)
         self._after_statement(item, now, actor)
-        action = "corrected" if cand.is_correction else "created"
-        return Outcome.of(item, action), self.ledger.drain()
+        return Outcome.of(item, "corrected" if cand.is_correction else "created")
 
     def _engage_positively(self, cand: Candidate, actor: str) -> None:
         """A positive statement about what a negative memory rejects — the same slot and value, positive
         polarity ("I watched horror films all weekend, loved them" against "don't recommend horror") — is a
-        positive engagement with the rejected thing; each statement counts once, restatements included.
-        After ``positive_engagements_to_demote`` of them the negative memory loses its negative-priority
-        weight (``valuation.negative_weight``) in recall and eviction; it is not changed otherwise (the
-        contradiction rules still apply to it, and a frozen one stays frozen: engagement is heat, not
-        content)."""
+        positive engagement with the rejected thing. Each statement the gate admitted counts once,
+        restatements included (one that already ended the negative memory, as its third contradiction or
+        by superseding it, has nothing left to count against). After ``positive_engagements_to_demote`` of
+        them the negative memory loses its negative-priority weight (``valuation.negative_weight``) in
+        recall and eviction; nothing else about it changes (the contradiction rules still apply to it, and
+        a frozen one stays frozen: engagement is heat, not content)."""
         if cand.polarity is not Polarity.POSITIVE or not cand.slot or not cand.value:
             return
         needed = self.policy.positive_engagements_to_demote
