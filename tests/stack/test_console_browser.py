@@ -196,7 +196,10 @@ def test_console_walkthrough(console, http, tenant_key):
     expect(top).to_contain_text("peanut")
     expect(top.locator(".badge-route")).not_to_have_count(0)
     widths = top.locator(".score .fill").evaluate_all("els => els.map(e => e.getBoundingClientRect().width)")
-    assert len(widths) >= 8 and widths[0] > 0  # total, then one bar per signal
+    # the total, one bar per route that scored the hit, then relevance, time decay and importance
+    assert len(widths) >= 5 and widths[0] > 0
+    for bar in ("semantic", "relevance", "time_decay", "importance"):
+        assert top.locator(f".fill.signal-{bar}").count() == 1
     assert top.locator(".contribution .seg").count() == 3
     console.shot("recall")
 
