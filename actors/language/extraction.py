@@ -24,16 +24,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
-from actors.core.gate.scoring import content_units, write_score
+from actors.core.gate.scoring import write_score
 from actors.core.memory import Candidate, utcnow
-from actors.language.en import facts as en_facts
-from actors.language.en import tastes as en_tastes
 from actors.language.lexicon import canonical_place, is_city, normalize_value, occupation_of
+from actors.language.pack import LanguagePack, Phrasing
+from actors.language.packs import PACKS, packs
 from actors.language.redaction import neutralize_injection, redact
 from actors.language.rules import Finding, fact, object_phrase
 from actors.language.segments import Clause, Sentence, segment
-from actors.language.zh import facts as zh_facts
-from actors.language.zh import tastes as zh_tastes
+from actors.language.tokens import content_units, word_count
 from schemas.enums import Kind, Source
 
 
@@ -49,9 +48,6 @@ class Turn:
 class Extractor(Protocol):
     def extract(self, turn: Turn) -> list[Candidate]: ...
 
-
-_EN_BOOKS = (en_facts.book, en_tastes.book)
-_ZH_BOOKS = (zh_facts.book, zh_tastes.book, *_EN_BOOKS)
 
 #: a clause longer than this is no simple statement; rules read only its head (bounds regex work)
 MAX_PROBE_CHARS = 400
@@ -143,8 +139,8 @@ def is_small_talk(text: str) -> bool:
     return bool(_SMALL_TALK.match(text.strip()))
 
 
-def _slot_value(slot: str | None, raw: str, zh: bool) -> str:
-    phrase = object_phrase(raw, zh)
+def _slot_value(slot: str | None, raw: str, phrasing: Phrasing) -> str:
+    phrase = object_phrase(raw, phrasing)
     if slot in ("basic.residence", "basic.hometown"):
         return canonical_place(phrase)
     if slot == "basic.occupation":
@@ -152,15 +148,15 @@ def _slot_value(slot: str | None, raw: str, zh: bool) -> str:
     return normalize_value(phrase)
 
 
-def _corrected_value(sentence: str, new: str, zh: bool) -> Finding | None:
+def _corrected_value(sentence: str, new: str, phrasing: Phrasing) -> Finding | None:
     """The finding for the new value of a correction that names no verb of its own ("不是杭州，是苏州")."""
     slot = next((s for pattern, s in _SLOT_HINTS if pattern.search(sentence)), None)
     if slot is None:
-        if is_city(canonical_place(object_phrase(new, zh))):
+        if is_city(canonical_place(object_phrase(new, phrasing))):
             slot = "basic.residence"
-        elif occupation_of(object_phrase(new, zh)):
+        elif occupation_of(object_phrase(new, phrasing)):
             slot = "basic.occupation"
-    value = _slot_value(slot, new, zh) if slot else None
+    value = _slot_value(slot, new, phrasing) if slot else None
     return fact(slot, value, change=True) if slot and value else None
 
 
@@ -169,18 +165,18 @@ def _is_bare_value(clause: Clause) -> bool:
     probe = clause.probe
     if _FIRST_PERSON.search(probe):
         return False
-    return len(probe) <= 8 if clause.zh else len(probe.split()) <= 3
+    return clause.pack.is_bare_value(probe)
 
 
 def _contrast(sentence: Sentence) -> Finding | None:
     m = _CONTRAST.search(sentence.text)
     if not m:
         return None
-    zh = m["new_zh"] is not None
+    zh = m["new_zh"] is not None  # the pattern is bilingual: the branch that matched names the language
     new = m["new_zh"] if zh else m["new"]
     if _FIRST_PERSON.search(new):  # "not from Hangzhou but I live there": a clause, not a corrected value
         return None
-    return _corrected_value(sentence.text, new, zh)
+    return _corrected_value(sentence.text, new, PACKS["zh" if zh else "en"].phrasing)
 
 
 def _generic(clause: Clause) -> Finding | None:
@@ -190,10 +186,8 @@ def _generic(clause: Clause) -> Finding | None:
     probe = clause.probe
     if is_small_talk(probe) or _REQUEST.match(probe) or _WISH.match(probe):
         return None
-    units = content_units(probe)
-    cjk = sum(1 for u in units if "\u3400" <= u[0] <= "\u9fff")
     needed = GENERIC_MIN_WORDS_FIRST_PERSON if _FIRST_PERSON.search(probe) else GENERIC_MIN_WORDS
-    if (len(units) - cjk) + cjk / 2 < needed:
+    if word_count(content_units(probe)) < needed:
         return None
     kind = Kind.EVENT if _PAST.search(probe) else Kind.FACT
     return Finding(
@@ -205,13 +199,13 @@ def _sentence_as_clause(sentence: Sentence) -> Clause:
     return Clause(
         text=sentence.text,
         probe=" ".join(c.probe for c in sentence.clauses),
-        zh=any(c.zh for c in sentence.clauses),
+        pack=sentence.pack,
     )
 
 
 def _match(clause: Clause) -> list[Finding]:
     probe = clause.probe[:MAX_PROBE_CHARS]
-    for book in _ZH_BOOKS if clause.zh else _EN_BOOKS:
+    for book in clause.pack.books:
         found = book.match(probe)
         if found:
             return found
@@ -242,7 +236,8 @@ def _read(sentence: Sentence, forced: bool, correction: bool) -> list[tuple[Find
         whole = _generic(_sentence_as_clause(sentence))
         found = [(whole, sentence.text)] if whole else found
     if not found and correction and len(sentence.clauses) == 1 and _is_bare_value(sentence.clauses[0]):
-        corrected = _corrected_value(sentence.text, sentence.clauses[0].probe, sentence.clauses[0].zh)
+        clause = sentence.clauses[0]
+        corrected = _corrected_value(sentence.text, clause.probe, clause.pack.phrasing)
         if corrected:
             found = [(corrected, sentence.text)]
     if not found and forced and not is_small_talk(sentence.text):
@@ -273,7 +268,13 @@ class RuleExtractor:
 
     A turn led by a speaker tag ("Caroline: …", as in transcripts) is read without it, and every candidate
     keeps it, so a memory says who said it even when the rules cut the turn into several points.
+
+    ``languages`` names the language packs it reads with (``actors.language.packs``; all by default): each
+    sentence and clause is read in the pack its script chooses, English being the fallback.
     """
+
+    def __init__(self, languages: tuple[str, ...] | list[str] | None = None):
+        self.packs: tuple[LanguagePack, ...] = packs(languages)
 
     def extract(self, turn: Turn) -> list[Candidate]:
         if turn.role != "user":
@@ -287,7 +288,7 @@ class RuleExtractor:
         candidates: list[Candidate] = []
         seen: set[tuple[str, str | None, str]] = set()
         carry_forced = carry_correction = False
-        for sentence in segment(text):
+        for sentence in segment(text, self.packs):
             forced = sentence.forced or carry_forced
             correction = sentence.correction or carry_correction
             found = _read(sentence, forced, correction)

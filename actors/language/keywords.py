@@ -1,70 +1,17 @@
-"""Keyword side of recall: tokenizing Chinese and English, BM25 scoring, and the query → profile-slot map
-that lets a question about cooking reach the allergy slot however cold it is.
+"""Keyword side of recall: BM25 over the tokenizer's terms (``actors.language.tokens``, re-exported here as
+``tokenize``), and the query → profile-slot map that lets a question about cooking reach the allergy slot
+however cold it is.
 """
 
 import re
 from collections.abc import Sequence
-from functools import cache, lru_cache
 
 import numpy as np
 
-_LATIN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_STOPWORDS = frozenset(
-    "a an the and or but if of to in on at by for with from as is are was were be been being am i me my mine "
-    "you your yours he she it its we our they them their this that these those do does did doing have has "
-    "had "
-    "what which who whom whose when where why how not no so too very can could should would will just about "
-    "into over than then there here s t don't i'm it's".split()
-)
-_CJK_STOPWORDS = frozenset("的 了 是 我 你 他 她 它 们 吗 呢 吧 啊 在 和 也 就 都 很 有 这 那 个".split())
+from actors.language.en.tokens import words
+from actors.language.tokens import tokenize
 
-
-@cache
-def _jieba():
-    import jieba
-
-    jieba.setLogLevel(60)
-    return jieba
-
-
-def tokenize(text: str) -> list[str]:
-    return list(_tokens(text))
-
-
-_SUFFIXES = (
-    ("ies", "y"),
-    ("ied", "y"),
-    ("ing", ""),
-    ("ed", ""),
-    ("es", ""),
-    ("ly", ""),
-    ("s", ""),
-    ("e", ""),
-)
-_DOUBLED = re.compile(r"([bdgmnprt])\1$")
-
-
-def stem(word: str) -> str:
-    """A light English stemmer, so "painted", "painting" and "paints" meet "paint" (and "Melanie's" meets
-    "Melanie"): one suffix off a word of four letters or more, a doubled final consonant undoubled."""
-    word = word.removesuffix("'s")
-    if len(word) < 4 or not word.isalpha():
-        return word
-    for suffix, replacement in _SUFFIXES:
-        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 3:
-            return _DOUBLED.sub(r"\1", word[: -len(suffix)] + replacement)
-    return word
-
-
-@lru_cache(maxsize=65536)
-def _tokens(text: str) -> tuple[str, ...]:
-    """Cached: recall tokenizes every candidate memory on every query."""
-    lowered = text.casefold().replace("’", "'")
-    tokens = [stem(t) for t in _LATIN.findall(lowered) if t not in _STOPWORDS]
-    for run in _CJK.findall(lowered):
-        tokens.extend(w for w in _jieba().lcut(run) if w.strip() and w not in _CJK_STOPWORDS)
-    return tuple(tokens)
+__all__ = ["BM25", "asks_about_the_past", "query_slots", "tokenize"]
 
 
 class BM25:
@@ -180,10 +127,10 @@ _SLOT_CUES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
 def query_slots(query: str) -> frozenset[str]:
     """Profile slots a query is about, from cue words (English tokens and Chinese substrings)."""
     lowered = query.casefold()
-    words = set(_LATIN.findall(lowered))
+    cue_words = set(words(lowered))
     found: set[str] = set()
     for cues, slots in _SLOT_CUES:
-        if any((cue in words) if cue.isascii() else (cue in lowered) for cue in cues):
+        if any((cue in cue_words) if cue.isascii() else (cue in lowered) for cue in cues):
             found.update(slots)
     return frozenset(found)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from actors.language.lexicon import CJK
+from actors.language.pack import LanguagePack, choose
 
 
 @dataclass(slots=True)
@@ -26,12 +26,15 @@ class Clause:
     text: str
     #: what rules match against: leading discourse markers and hedges removed, an inherited "I " prepended
     probe: str
-    zh: bool
+    #: the language the clause is read in (chosen by its script)
+    pack: LanguagePack
 
 
 @dataclass(slots=True)
 class Sentence:
     text: str
+    #: the language the sentence is read in (chosen by its script): its clause syntax and questions
+    pack: LanguagePack
     clauses: list[Clause] = field(default_factory=list)
     forced: bool = False
     correction: bool = False
@@ -82,33 +85,9 @@ _DISCOURSE_EN = re.compile(
     r"^(?:(?:and|but|so|also|oh|well|btw|by the way|plus|anyway|yeah|um|uh)\b[,\s]*)+", re.I
 )
 
-_QUESTION_EN = re.compile(
-    r"^(?:(?:do|does|did|can|could|would|will|are|is|was|should|shall|may|have|has|am)\s+(?:you|it|there|we|"
-    r"they|he|she|i|this|that)\b|(?:what|how|why|when|where|who|which|whose)\s+(?:is|are|was|were|'s|do|"
-    r"does|did|can|could|should|would|will|about|if|kind|time)\b|(?:what|how|why)'s\b)",
-    re.IGNORECASE,
-)
-#: a Chinese question may put its question word anywhere ("周末去哪玩比较好"): those that ask, not tell
-_QUESTION_ZH = re.compile(
-    r"(?:吗|么|嘛|呢)$|^(?:请问|为什么|怎么|什么|哪|谁|能不能|可不可以|是不是|有没有)|"
-    r"哪里|哪儿|哪个|哪些|哪家|哪种|去哪|在哪|怎么办|怎么样|如何|多少钱|几点|好不好|行不行|"
-    r"要不要|能不能|可不可以|是不是|有没有|该(?:学|选|买|去|吃|做|怎么)什么|什么好|比较好$"
-)
-
-_CLAUSE_SPLIT_EN = re.compile(
-    r"\s*;\s*|,?\s+(?:and|but|so|although|though|while|whereas|because|plus)\s+(?=(?:i|i'm|i've|i'd|i'll|my|"
-    r"we|our)\b)|,\s+(?=(?:i|i'm|i've|i'd|i'll|my|also|not|but|and)\b)|\s+(?:and|but)\s+(?=(?:hate|dislike|"
-    r"don't|do not|love|like|prefer|enjoy|can't|am|have|live|work)\b)|\s+[-—–]+\s+",
-    re.IGNORECASE,
-)
 #: chat drops apostrophes ("I dont like it"); rules are written with them
 _BARE_CONTRACTIONS = re.compile(
     r"\b(do|ca|did|does|is|was|are|would|could|should|have|has|wo)nt\b|\b(i)ve\b", re.IGNORECASE
-)
-_CLAUSE_SPLIT_ZH = re.compile(r"\s*[，,]\s*")
-_FIRST_PERSON_OPENING = re.compile(r"^i(?:'m|'ve|'d|\s)", re.IGNORECASE)
-_BARE_VERB_EN = re.compile(
-    r"^(?:hate|dislike|don't|do not|love|like|prefer|enjoy|can't|am|have|live|work)\b", re.I
 )
 
 
@@ -130,18 +109,15 @@ def strip_forced(text: str) -> tuple[str, bool]:
     return text, False
 
 
-def is_question(text: str, zh: bool) -> bool:
+def is_question(text: str, pack: LanguagePack) -> bool:
     body = text.rstrip(" .。!！~～")
     if body.endswith(("?", "？")):
         return True
-    if zh:
-        return bool(_QUESTION_ZH.search(body))
-    return bool(_QUESTION_EN.match(body))
+    return pack.is_question(body)
 
 
-def _clauses(sentence: str) -> list[Clause]:
-    zh = bool(CJK.search(sentence))
-    pieces = _CLAUSE_SPLIT_ZH.split(sentence) if zh else _CLAUSE_SPLIT_EN.split(sentence)
+def _clauses(sentence: str, pack: LanguagePack, packs: tuple[LanguagePack, ...]) -> list[Clause]:
+    pieces = pack.clause_split.split(sentence)
     clauses: list[Clause] = []
     speaks_as_i = False  # "I love cats and hate dogs": the second clause inherits the "I"
     for piece in pieces:
@@ -157,28 +133,29 @@ def _clauses(sentence: str) -> list[Clause]:
             probe = _HEDGE_PREFIX.sub("", probe)
             if probe == before:
                 break
-        if not zh and speaks_as_i and _BARE_VERB_EN.match(probe):
-            probe = "I " + probe
-        speaks_as_i = bool(_FIRST_PERSON_OPENING.match(probe))
+        if pack.inherit_subject is not None:
+            probe, speaks_as_i = pack.inherit_subject(probe, speaks_as_i)
         if probe:
-            clauses.append(Clause(text=text, probe=probe, zh=bool(CJK.search(text))))
+            clauses.append(Clause(text=text, probe=probe, pack=choose(text, packs)))
     return clauses
 
 
-def segment(text: str) -> list[Sentence]:
-    """The sentences of a (redacted) turn, each with its clauses and sentence-level markers."""
+def segment(text: str, packs: tuple[LanguagePack, ...]) -> list[Sentence]:
+    """The sentences of a (redacted) turn, each with its clauses and sentence-level markers, each sentence
+    and each clause read in the pack its script chooses among ``packs``."""
     text = re.sub(r"[ \t]+", " ", text.translate(_QUOTES))
     sentences: list[Sentence] = []
     for raw in _split_sentences(text):
         body, forced = strip_forced(" ".join(raw.split()))
-        zh = bool(CJK.search(body))
-        question = bool(body) and is_question(body, zh) and not forced
+        pack = choose(body, packs)
+        question = bool(body) and is_question(body, pack) and not forced
         if forced:
             body = body.rstrip("?？ ")
         sentences.append(
             Sentence(
                 text=body,
-                clauses=_clauses(body) if body and not question else [],
+                pack=pack,
+                clauses=_clauses(body, pack, packs) if body and not question else [],
                 forced=forced,
                 correction=bool(_CORRECTION_PREFIX.match(body) or _CORRECTION_ANYWHERE.search(body)),
                 hedged=bool(_HEDGE.search(body)),

@@ -1,0 +1,81 @@
+"""What a language brings to extraction and search: one ``LanguagePack`` per language (``en/``, ``zh/``),
+registered in ``actors.language.packs`` (docs/design.md#language-packs).
+
+A pack is chosen once per sentence and once per clause, by the script of its words
+(``actors.language.text``): the first configured pack that reads the text, else the fallback pack (the one
+that reads any text). Everything language-specific below the sentence is asked of the chosen pack: how
+clauses are cut, what a question looks like, where an object phrase ends and how a list splits, the rule
+books tried in order, the tokenizer's terms and the stop words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from actors.language.rules import RuleBook
+
+
+@dataclass(frozen=True, slots=True)
+class Phrasing:
+    """Where an object phrase ends and how a listed object splits into items."""
+
+    object_end: re.Pattern[str]
+    item_split: re.Pattern[str]
+    #: pairs that name one thing and are never split ("salt and pepper")
+    protected: re.Pattern[str] | None = None
+    #: "action and sci-fi movies": a bare modifier borrows the last item's head noun
+    shares_head_noun: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """The tokenizer's side of a language: its search terms and what its words are worth to a write."""
+
+    #: the search terms of this language's words in a casefolded text (stop words dropped, stemmed)
+    terms: Callable[[str], Iterable[str]]
+    #: a regex for one content unit of this language (an English word, one Chinese character)
+    unit: str
+    #: stop words: dropped from the search terms
+    stop_words: frozenset[str]
+    #: not counted as content by the write score
+    uninformative: frozenset[str]
+    #: casefold a unit before it is compared and kept
+    casefold: bool = True
+    #: shorter units carry no content ("of", "to")
+    min_unit_chars: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class LanguagePack:
+    code: str
+    #: whether a text is in this language; None for the fallback pack, which reads any text
+    reads: Callable[[str], bool] | None
+    words: Words
+    phrasing: Phrasing
+    #: cuts a sentence into clauses
+    clause_split: re.Pattern[str]
+    is_question: Callable[[str], bool]
+    #: after a correction marker, whether only a short noun phrase is left ("I meant Suzhou")
+    is_bare_value: Callable[[str], bool]
+    #: (probe, whether the clause before spoke as "I") → (probe, whether this one does): "I love cats and
+    #: hate dogs", the second clause inherits the "I"; None where a language drops subjects freely
+    inherit_subject: Callable[[str, bool], tuple[str, bool]] | None
+    #: tried in order; the first book that finds something wins the clause
+    books: tuple[RuleBook, ...]
+
+
+def choose(text: str, packs: Iterable[LanguagePack]) -> LanguagePack:
+    """The pack that reads ``text``: the first specific one that claims it, else the fallback."""
+    fallback = None
+    for pack in packs:
+        if pack.reads is None:
+            fallback = fallback or pack
+        elif pack.reads(text):
+            return pack
+    if fallback is None:
+        raise ValueError("no fallback language pack configured")
+    return fallback
