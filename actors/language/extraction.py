@@ -263,6 +263,16 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     return m["name"], text[m.end() :]
 
 
+def make_extractor(name: str = "rules", languages: str | tuple[str, ...] | None = None) -> Extractor:
+    """The extractor the settings name (``HERMES_EXTRACTOR``, ``HERMES_EXTRACTOR_LANGUAGES``): ``languages``
+    as a comma-separated string or a tuple of pack codes; None reads with every pack."""
+    if isinstance(languages, str):
+        languages = tuple(code.strip() for code in languages.split(",") if code.strip())
+    if name == "rules":
+        return RuleExtractor(languages)
+    raise ValueError(f"unknown extractor {name!r}; known: rules")
+
+
 class RuleExtractor:
     """The rule-based extractor: deterministic, no LLM, no network; safe on any input text.
 
