@@ -27,6 +27,7 @@ from typing import Literal, Protocol
 from actors.core.gate.scoring import write_score
 from actors.core.memory import Candidate, utcnow
 from actors.language.lexicon import canonical_place, is_city, normalize_value, occupation_of
+from actors.language.markers import Reading, reading
 from actors.language.pack import LanguagePack, Phrasing
 from actors.language.packs import PACKS, packs
 from actors.language.redaction import neutralize_injection, redact
@@ -62,35 +63,6 @@ GENERIC_CONFIDENCE = 0.6
 GENERIC_MIN_WORDS_FIRST_PERSON = 3
 GENERIC_MIN_WORDS = 4
 
-_SMALL_TALK = re.compile(
-    r"^(?:(?:hi|hello|hey|yo|thanks|thank you|thx|ty|ok|okay|k|sure|cool|great|nice|lol|lmao|haha+|hehe|bye|"
-    r"goodbye|see you|see ya|good (?:morning|night|evening|afternoon)|yes|no|yep|nope|yeah|yup|wow|awesome|"
-    r"got it|sounds good|np|no problem|you're welcome|how are you|what's up|sup|alright|right|indeed|"
-    r"exactly|agreed|same|me too|you too|cheers|welcome|hmm+|uh huh|oh|ah|aha)[\s,!.?~]*)+$|^(?:(?:你好|"
-    r"您好|嗨|哈+|呵+|嘿+|谢谢|多谢|感谢|好的|好|嗯+|哦+|噢|喔|行|可以|拜拜|再见|早上好|早安|晚安|午安|收到|"
-    r"明白|了解|没问题|对|是的|不客气|在吗|ok+)[啊呀哦吧了呢啦嘛！!。.~～，,\s]*)+$",
-    re.IGNORECASE,
-)
-_FIRST_PERSON = re.compile(
-    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|us)\b|我|咱", re.IGNORECASE
-)
-_REQUEST = re.compile(
-    r"^(?:please|pls|help|tell|give|show|write|make|find|recommend|suggest|explain|translate|list|let's|"
-    r"summari[sz]e|can|could|would|will|remind|check|look|search|book|order|send|create|draft|compose|fix|"
-    r"imagine)\b|^(?:帮我|请|给我|你|麻烦|能不能|可以|能否|能帮|替我|告诉我|推荐)",
-    re.IGNORECASE,
-)
-_WISH = re.compile(
-    r"^(?:take care|enjoy|have (?:a|an|fun)|good luck|best of luck|keep (?:it up|going|up)|congrat\w*|"
-    r"wishing|happy (?:birthday|holidays|new year)|hang in there|stay (?:safe|strong)|see you)\b|"
-    r"^(?:保重|祝你|祝您|加油|玩得开心|生日快乐|新年快乐)",
-    re.IGNORECASE,
-)
-_PAST = re.compile(
-    r"\b(?:yesterday|last|ago|went|did|was|were|had|just|recently|this morning|earlier|finally|\w{3,}ed)\b|"
-    r"昨天|上周|上个月|刚才|之前|去年|前几天|前天|刚刚|[了过]",
-    re.IGNORECASE,
-)
 _CONTRAST = re.compile(
     r"\bnot\s+(?!only\b|just\b)(?:in\s+|at\s+|an?\s+|"
     r"the\s+)?(?P<old>[\w' -]{1,40}?)\s*,?\s+but\s+(?:rather\s+)?(?:in\s+|at\s+|an?\s+|"
@@ -111,6 +83,9 @@ _SLOT_HINTS = (
 )
 
 
+#: the markers of every pack, for the helpers called without an extractor's own
+_ALL = reading(packs())
+
 _SPEAKER_TAG = re.compile(r"^(?P<name>[A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30})?):[ \t]+(?=\S)")
 #: "Remember: …", "Correction: …" are markers the sentence rules read, never speakers
 _NOT_SPEAKERS = frozenset(
@@ -120,23 +95,19 @@ _NOT_SPEAKERS = frozenset(
 
 
 _REDACTED = re.compile(r"\[REDACTED:[a-z_]+\]")
-#: words that only name the secret beside them ("my password is …", "银行卡号是…"): nothing to remember
-_SECRET_LABELS = frozenset(
-    "password passcode passwd pwd pin key api token secret card credit debit bank account phone mobile cell "
-    "number code ssn login new".split()
-) | frozenset("密码银行卡号手机电话身份证账户新信用验口令")
 
 
-def only_secrets(content: str) -> bool:
+def only_secrets(content: str, markers: Reading | None = None) -> bool:
     """After redaction, nothing but placeholders and the words naming them remain: storing it would put
     "[REDACTED]" in every later context, and says nothing about the user."""
     if not _REDACTED.search(content):
         return False
-    return all(unit in _SECRET_LABELS for unit in content_units(content))
+    labels = (markers or _ALL).secret_labels
+    return all(unit in labels for unit in content_units(content))
 
 
-def is_small_talk(text: str) -> bool:
-    return bool(_SMALL_TALK.match(text.strip()))
+def is_small_talk(text: str, markers: Reading | None = None) -> bool:
+    return bool((markers or _ALL).small_talk.match(text.strip()))
 
 
 def _slot_value(slot: str | None, raw: str, phrasing: Phrasing) -> str:
@@ -160,36 +131,38 @@ def _corrected_value(sentence: str, new: str, phrasing: Phrasing) -> Finding | N
     return fact(slot, value, change=True) if slot and value else None
 
 
-def _is_bare_value(clause: Clause) -> bool:
+def _is_bare_value(clause: Clause, markers: Reading) -> bool:
     """ "I meant Suzhou" / "我是说苏州": after the marker only a short noun phrase is left."""
     probe = clause.probe
-    if _FIRST_PERSON.search(probe):
+    if markers.first_person.search(probe):
         return False
     return clause.pack.is_bare_value(probe)
 
 
-def _contrast(sentence: Sentence) -> Finding | None:
+def _contrast(sentence: Sentence, markers: Reading) -> Finding | None:
     m = _CONTRAST.search(sentence.text)
     if not m:
         return None
     zh = m["new_zh"] is not None  # the pattern is bilingual: the branch that matched names the language
     new = m["new_zh"] if zh else m["new"]
-    if _FIRST_PERSON.search(new):  # "not from Hangzhou but I live there": a clause, not a corrected value
+    if markers.first_person.search(
+        new
+    ):  # "not from Hangzhou but I live there": a clause, not a corrected value
         return None
     return _corrected_value(sentence.text, new, PACKS["zh" if zh else "en"].phrasing)
 
 
-def _generic(clause: Clause) -> Finding | None:
+def _generic(clause: Clause, markers: Reading) -> Finding | None:
     """Ordinary content no rule reads: remembered, but as a low-value point. What the user says of
     themselves needs three content words; what they tell of the world around them ("Luna and Oliver are so
     sweet and playful") needs more, and wishes ("Take care and enjoy the rest of your day") give nothing."""
     probe = clause.probe
-    if is_small_talk(probe) or _REQUEST.match(probe) or _WISH.match(probe):
+    if is_small_talk(probe, markers) or markers.request.match(probe) or markers.wish.match(probe):
         return None
-    needed = GENERIC_MIN_WORDS_FIRST_PERSON if _FIRST_PERSON.search(probe) else GENERIC_MIN_WORDS
+    needed = GENERIC_MIN_WORDS_FIRST_PERSON if markers.first_person.search(probe) else GENERIC_MIN_WORDS
     if word_count(content_units(probe)) < needed:
         return None
-    kind = Kind.EVENT if _PAST.search(probe) else Kind.FACT
+    kind = Kind.EVENT if markers.past.search(probe) else Kind.FACT
     return Finding(
         slot=None, kind=kind, value=None, importance=GENERIC_IMPORTANCE, confidence=GENERIC_CONFIDENCE
     )
@@ -203,13 +176,13 @@ def _sentence_as_clause(sentence: Sentence) -> Clause:
     )
 
 
-def _match(clause: Clause) -> list[Finding]:
+def _match(clause: Clause, markers: Reading) -> list[Finding]:
     probe = clause.probe[:MAX_PROBE_CHARS]
     for book in clause.pack.books:
         found = book.match(probe)
         if found:
             return found
-    generic = _generic(clause)
+    generic = _generic(clause, markers)
     return [generic] if generic else []
 
 
@@ -220,28 +193,33 @@ def _content(clause_text: str, finding: Finding) -> str:
     return clause_text
 
 
-def _read(sentence: Sentence, forced: bool, correction: bool) -> list[tuple[Finding, str]]:
+def _read(sentence: Sentence, forced: bool, correction: bool, markers: Reading) -> list[tuple[Finding, str]]:
     """Every finding of one sentence, each with the words it came from."""
     if sentence.question or not sentence.text:
         return []
-    contrast = _contrast(sentence)
+    contrast = _contrast(sentence, markers)
     if contrast:
         return [(contrast, sentence.text)]
-    found = [(f, _content(c.text, f)) for c in sentence.clauses for f in _match(c)]
+    found = [(f, _content(c.text, f)) for c in sentence.clauses for f in _match(c, markers)]
     if len(found) == 1 and not found[0][0].swap:
         found = [(found[0][0], sentence.text)]
     elif all(f.slot is None and not f.swap for f, _ in found):
         # ordinary content is kept as the sentence it was said in: clauses too thin to stand alone
         # ("I had a bit of a setback recently - another rejection") still make an informative sentence
-        whole = _generic(_sentence_as_clause(sentence))
+        whole = _generic(_sentence_as_clause(sentence), markers)
         found = [(whole, sentence.text)] if whole else found
-    if not found and correction and len(sentence.clauses) == 1 and _is_bare_value(sentence.clauses[0]):
+    if (
+        not found
+        and correction
+        and len(sentence.clauses) == 1
+        and _is_bare_value(sentence.clauses[0], markers)
+    ):
         clause = sentence.clauses[0]
         corrected = _corrected_value(sentence.text, clause.probe, clause.pack.phrasing)
         if corrected:
             found = [(corrected, sentence.text)]
-    if not found and forced and not is_small_talk(sentence.text):
-        kind = Kind.EVENT if _PAST.search(sentence.text) else Kind.FACT
+    if not found and forced and not is_small_talk(sentence.text, markers):
+        kind = Kind.EVENT if markers.past.search(sentence.text) else Kind.FACT
         found = [(Finding(slot=None, kind=kind, value=None, importance=FORCED_IMPORTANCE), sentence.text)]
     return found
 
@@ -285,6 +263,7 @@ class RuleExtractor:
 
     def __init__(self, languages: tuple[str, ...] | list[str] | None = None):
         self.packs: tuple[LanguagePack, ...] = packs(languages)
+        self.markers = reading(self.packs)
 
     def extract(self, turn: Turn) -> list[Candidate]:
         if turn.role != "user":
@@ -293,7 +272,7 @@ class RuleExtractor:
         if neutral.flagged:
             return []
         speaker, text = split_speaker(redact(neutral.text).text)
-        if is_small_talk(text):
+        if is_small_talk(text, self.markers):
             return []
         candidates: list[Candidate] = []
         seen: set[tuple[str, str | None, str]] = set()
@@ -301,7 +280,7 @@ class RuleExtractor:
         for sentence in segment(text, self.packs):
             forced = sentence.forced or carry_forced
             correction = sentence.correction or carry_correction
-            found = _read(sentence, forced, correction)
+            found = _read(sentence, forced, correction, self.markers)
             # a marker-only sentence ("Remember this." / "更正一下。") speaks for the sentence after it
             carry_forced = forced and not found and not sentence.text
             carry_correction = correction and not found and not sentence.question
@@ -314,7 +293,11 @@ class RuleExtractor:
                 key = (candidate.slot or "", candidate.value, candidate.polarity.value)
                 if candidate.slot is None:
                     key = ("", candidate.content.casefold(), "")
-                if candidate.content and key not in seen and not only_secrets(candidate.content):
+                if (
+                    candidate.content
+                    and key not in seen
+                    and not only_secrets(candidate.content, self.markers)
+                ):
                     seen.add(key)
                     candidates.append(candidate)
         if len(candidates) > MAX_CANDIDATES_PER_TURN:

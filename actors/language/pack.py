@@ -50,6 +50,31 @@ class Words:
 
 
 @dataclass(frozen=True, slots=True)
+class Markers:
+    """A language's sentence markers and the shapes of turns that say nothing about the user. The string
+    fields are regex sources: ``actors.language.markers`` joins those of every configured pack into one
+    case-insensitive alternation each; ``forced`` and ``discourse`` are tried pack by pack."""
+
+    #: "remember this: …" (the trigger is cut off the content)
+    forced: re.Pattern[str]
+    #: "and", "so", 然后 … opening a clause: cut before rules read it
+    discourse: re.Pattern[str]
+    correction_prefix: str
+    correction_anywhere: str
+    hedge: str
+    hedge_prefix: str
+    small_talk: str
+    first_person: str
+    #: a request to the assistant, a wish: no memory in it
+    request: str
+    wish: str
+    #: the clause tells of something that happened (an EVENT rather than a FACT)
+    past: str
+    #: words that only name a redacted secret beside them
+    secret_labels: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
 class LanguagePack:
     code: str
     #: whether a text is in this language; None for the fallback pack, which reads any text
@@ -66,6 +91,7 @@ class LanguagePack:
     inherit_subject: Callable[[str, bool], tuple[str, bool]] | None
     #: tried in order; the first book that finds something wins the clause
     books: tuple[RuleBook, ...]
+    markers: Markers
 
 
 def choose(text: str, packs: Iterable[LanguagePack]) -> LanguagePack:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from actors.language.markers import Reading, reading
 from actors.language.pack import LanguagePack, choose
 
 
@@ -46,45 +47,6 @@ _QUOTES = str.maketrans({"’": "'", "‘": "'", "`": "'", "“": '"', "”": '"
 #: the Chinese terminators are captured: a "？" that ends a sentence must still mark it a question
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[!?])(?=[^\s!?.])|([。！？；;\n]+)|(?:\.{3}|…+)\s*")
 
-_FORCED_EN = re.compile(
-    r"^(?:(?:hey|ok|okay|also|and|oh|so|please|pls|btw|by the way)[,\s]+)*(?:can you |could you |would you |"
-    r"will you |you should |make sure (?:to |you )?)?(?:please\s+)?(?:remember|don't forget|do not forget|"
-    r"keep in mind|make a note|note down|take note|save this|memorize|store this)\b(?!\s+(?:when|how|what|"
-    r"where|who|why|the time|me|us|him|her|them)\b)(?:\s*(?:this|that|it|the following|for me|"
-    r"for later))*\s*(?:[:：,，\-—]\s*|\s+that\s+|[.!。！]*$|\s+)",
-    re.IGNORECASE,
-)
-_FORCED_ZH = re.compile(
-    r"^(?:请|麻烦你?|你|帮我|一定要|务必|千万)*(?:记住|记一下|记下来|记下|记好|牢记|别忘了|不要忘了|别忘记|"
-    r"帮我记一下|帮我记住|记着)了?(?:这个|这件事|这一点|一点|哦|啊|哈|喔)?\s*[:：，,。!！]?\s*"
-)
-_CORRECTION_PREFIX = re.compile(
-    r"^(?:(?:oh|oops|sorry|no|wait|well|hmm)[,!.\s]+)*(?:actually|in fact|correction|to correct (?:that|"
-    r"myself)|let me correct (?:that|myself)|i meant|no wait|wait no|scratch that|to be precise)\b[,:]?\s*|"
-    r"^(?:其实|更正一下|更正|纠正一下|纠正|说错了|我说错了|不对|搞错了|我是说|准确地说|确切地说)[，,：:\s]*",
-    re.IGNORECASE,
-)
-_CORRECTION_ANYWHERE = re.compile(
-    r"\b(?:actually|in fact|i meant|no longer)\b|,\s*not\s+\w|\bnot\s+[\w' -]{1,40}?\s*,?\s+but\s+|其实|"
-    r"更正|纠正|说错了|不是[^，,。]{1,15}?[，,]?\s*(?:而)?是|搬家了|搬到|搬去|改成",
-    re.IGNORECASE,
-)
-_HEDGE = re.compile(
-    r"\b(?:i think|i guess|i believe|i suppose|i feel like|maybe|perhaps|probably|possibly|might|not sure|"
-    r"not certain|kind of|sort of)\b|我觉得|我感觉|可能|好像|也许|大概|或许|似乎|应该是|不太确定|不确定|"
-    r"估计|说不定",
-    re.IGNORECASE,
-)
-_HEDGE_PREFIX = re.compile(
-    r"^(?:i think|i guess|i believe|i suppose|i feel like|maybe|perhaps|probably)(?:\s+that)?[,\s]+|"
-    r"^(?:我觉得|我感觉|我估计|可能|好像|也许|大概|或许)[，,\s]*",
-    re.IGNORECASE,
-)
-_DISCOURSE_ZH = re.compile(r"^(?:嗯+|哦+|啊+|对了|另外|而且|还有|然后|不过|但是|所以|就是|反正|话说)[，,\s]*")
-_DISCOURSE_EN = re.compile(
-    r"^(?:(?:and|but|so|also|oh|well|btw|by the way|plus|anyway|yeah|um|uh)\b[,\s]*)+", re.I
-)
-
 #: chat drops apostrophes ("I dont like it"); rules are written with them
 _BARE_CONTRACTIONS = re.compile(
     r"\b(do|ca|did|does|is|was|are|would|could|should|have|has|wo)nt\b|\b(i)ve\b", re.IGNORECASE
@@ -101,8 +63,8 @@ def _split_sentences(text: str) -> list[str]:
     return sentences
 
 
-def strip_forced(text: str) -> tuple[str, bool]:
-    for pattern in (_FORCED_EN, _FORCED_ZH):
+def strip_forced(text: str, markers: Reading) -> tuple[str, bool]:
+    for pattern in markers.forced:
         m = pattern.match(text)
         if m:
             return text[m.end() :].strip(), True
@@ -116,7 +78,9 @@ def is_question(text: str, pack: LanguagePack) -> bool:
     return pack.is_question(body)
 
 
-def _clauses(sentence: str, pack: LanguagePack, packs: tuple[LanguagePack, ...]) -> list[Clause]:
+def _clauses(
+    sentence: str, pack: LanguagePack, packs: tuple[LanguagePack, ...], markers: Reading
+) -> list[Clause]:
     pieces = pack.clause_split.split(sentence)
     clauses: list[Clause] = []
     speaks_as_i = False  # "I love cats and hate dogs": the second clause inherits the "I"
@@ -127,10 +91,10 @@ def _clauses(sentence: str, pack: LanguagePack, packs: tuple[LanguagePack, ...])
         probe = _BARE_CONTRACTIONS.sub(lambda m: f"{m[1]}n't" if m[1] else f"{m[2]}'ve", text)
         for _ in range(3):  # markers stack: "oh, actually, I think …"
             before = probe
-            probe = _DISCOURSE_EN.sub("", probe)
-            probe = _DISCOURSE_ZH.sub("", probe)
-            probe = _CORRECTION_PREFIX.sub("", probe)
-            probe = _HEDGE_PREFIX.sub("", probe)
+            for discourse in markers.discourse:
+                probe = discourse.sub("", probe)
+            probe = markers.correction_prefix.sub("", probe)
+            probe = markers.hedge_prefix.sub("", probe)
             if probe == before:
                 break
         if pack.inherit_subject is not None:
@@ -143,10 +107,11 @@ def _clauses(sentence: str, pack: LanguagePack, packs: tuple[LanguagePack, ...])
 def segment(text: str, packs: tuple[LanguagePack, ...]) -> list[Sentence]:
     """The sentences of a (redacted) turn, each with its clauses and sentence-level markers, each sentence
     and each clause read in the pack its script chooses among ``packs``."""
+    markers = reading(packs)
     text = re.sub(r"[ \t]+", " ", text.translate(_QUOTES))
     sentences: list[Sentence] = []
     for raw in _split_sentences(text):
-        body, forced = strip_forced(" ".join(raw.split()))
+        body, forced = strip_forced(" ".join(raw.split()), markers)
         pack = choose(body, packs)
         question = bool(body) and is_question(body, pack) and not forced
         if forced:
@@ -155,10 +120,12 @@ def segment(text: str, packs: tuple[LanguagePack, ...]) -> list[Sentence]:
             Sentence(
                 text=body,
                 pack=pack,
-                clauses=_clauses(body, pack, packs) if body and not question else [],
+                clauses=_clauses(body, pack, packs, markers) if body and not question else [],
                 forced=forced,
-                correction=bool(_CORRECTION_PREFIX.match(body) or _CORRECTION_ANYWHERE.search(body)),
-                hedged=bool(_HEDGE.search(body)),
+                correction=bool(
+                    markers.correction_prefix.match(body) or markers.correction_anywhere.search(body)
+                ),
+                hedged=bool(markers.hedge.search(body)),
                 question=question,
             )
         )

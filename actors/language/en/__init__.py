@@ -2,6 +2,7 @@
 the stop words. English is the fallback pack: it reads any clause no other pack claims."""
 
 from actors.language.en import facts, stopwords, syntax, tastes, tokens
+from actors.language.en.markers import MARKERS
 from actors.language.pack import LanguagePack, Words
 
 WORDS = Words(
@@ -21,5 +22,6 @@ PACK = LanguagePack(
     is_question=syntax.is_question,
     is_bare_value=syntax.is_bare_value,
     inherit_subject=syntax.inherit_subject,
+    markers=MARKERS,
     books=(facts.book, tastes.book),
 )

@@ -6,6 +6,7 @@ from actors.language import en
 from actors.language.pack import LanguagePack, Words
 from actors.language.text import HAN, has_han
 from actors.language.zh import facts, stopwords, syntax, tastes, tokens
+from actors.language.zh.markers import MARKERS
 
 WORDS = Words(
     terms=tokens.terms,
@@ -24,5 +25,6 @@ PACK = LanguagePack(
     is_question=syntax.is_question,
     is_bare_value=syntax.is_bare_value,
     inherit_subject=None,
+    markers=MARKERS,
     books=(facts.book, tastes.book, *en.PACK.books),
 )

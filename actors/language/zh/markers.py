@@ -1,0 +1,29 @@
+"""Chinese markers: the words that change what a sentence means (记住, 更正, 我觉得), and the shapes of
+turns that say nothing about the user (寒暄, requests, wishes). Regex sources; ``actors.language.markers``
+joins those of the configured packs."""
+
+import re
+
+from actors.language.pack import Markers
+
+MARKERS = Markers(
+    forced=re.compile(
+        r"^(?:请|麻烦你?|你|帮我|一定要|务必|千万)*(?:记住|记一下|记下来|记下|记好|牢记|别忘了|不要忘了|别忘记|"
+        r"帮我记一下|帮我记住|记着)了?(?:这个|这件事|这一点|一点|哦|啊|哈|喔)?\s*[:：，,。!！]?\s*"
+    ),
+    discourse=re.compile(r"^(?:嗯+|哦+|啊+|对了|另外|而且|还有|然后|不过|但是|所以|就是|反正|话说)[，,\s]*"),
+    correction_prefix=r"^(?:其实|更正一下|更正|纠正一下|纠正|说错了|我说错了|不对|搞错了|我是说|准确地说|确切地说)[，,：:\s]*",
+    correction_anywhere=r"其实|更正|纠正|说错了|不是[^，,。]{1,15}?[，,]?\s*(?:而)?是|搬家了|搬到|搬去|改成",
+    hedge=r"我觉得|我感觉|可能|好像|也许|大概|或许|似乎|应该是|不太确定|不确定|估计|说不定",
+    hedge_prefix=r"^(?:我觉得|我感觉|我估计|可能|好像|也许|大概|或许)[，,\s]*",
+    small_talk=(
+        r"^(?:(?:你好|您好|嗨|哈+|呵+|嘿+|谢谢|多谢|感谢|好的|好|嗯+|哦+|噢|喔|行|可以|拜拜|再见|早上好|早安|晚安|"
+        r"午安|收到|明白|了解|没问题|对|是的|不客气|在吗|ok+)[啊呀哦吧了呢啦嘛！!。.~～，,\s]*)+$"
+    ),
+    first_person=r"我|咱",
+    request=r"^(?:帮我|请|给我|你|麻烦|能不能|可以|能否|能帮|替我|告诉我|推荐)",
+    wish=r"^(?:保重|祝你|祝您|加油|玩得开心|生日快乐|新年快乐)",
+    past=r"昨天|上周|上个月|刚才|之前|去年|前几天|前天|刚刚|[了过]",
+    #: characters of the words that only name a secret ("银行卡号是…")
+    secret_labels=frozenset("密码银行卡号手机电话身份证账户新信用验口令"),
+)
