@@ -70,19 +70,6 @@ _CONTRAST = re.compile(
     r"不是(?P<old_zh>[^，,。]{1,15}?)[，,]?\s*(?:而)?是(?P<new_zh>[^，,。]{1,15})",
     re.IGNORECASE,
 )
-_SLOT_HINTS = (
-    (re.compile(r"\b(?:live|living|lives|moved|move|based|reside)\b|住|搬|定居", re.I), "basic.residence"),
-    (re.compile(r"allerg|过敏", re.I), "basic.allergy"),
-    (re.compile(r"\bname\b|\bcalled\b|名字|我叫", re.I), "basic.name"),
-    (
-        re.compile(r"\bwork(?:s|ing)? as\b|\bjob\b|occupation|profession|职业|是一名", re.I),
-        "basic.occupation",
-    ),
-    (re.compile(r"\bwork(?:s|ing)? (?:at|for)\b|\bemployer\b|\bcompany\b|公司|上班", re.I), "basic.employer"),
-    (re.compile(r"\bfrom\b|hometown|老家|家乡|来自", re.I), "basic.hometown"),
-)
-
-
 #: the markers of every pack, for the helpers called without an extractor's own
 _ALL = reading(packs())
 
@@ -119,9 +106,9 @@ def _slot_value(slot: str | None, raw: str, phrasing: Phrasing) -> str:
     return normalize_value(phrase)
 
 
-def _corrected_value(sentence: str, new: str, phrasing: Phrasing) -> Finding | None:
+def _corrected_value(sentence: str, new: str, phrasing: Phrasing, markers: Reading) -> Finding | None:
     """The finding for the new value of a correction that names no verb of its own ("不是杭州，是苏州")."""
-    slot = next((s for pattern, s in _SLOT_HINTS if pattern.search(sentence)), None)
+    slot = next((s for pattern, s in markers.slot_hints if pattern.search(sentence)), None)
     if slot is None:
         if is_city(canonical_place(object_phrase(new, phrasing))):
             slot = "basic.residence"
@@ -149,7 +136,7 @@ def _contrast(sentence: Sentence, markers: Reading) -> Finding | None:
         new
     ):  # "not from Hangzhou but I live there": a clause, not a corrected value
         return None
-    return _corrected_value(sentence.text, new, PACKS["zh" if zh else "en"].phrasing)
+    return _corrected_value(sentence.text, new, PACKS["zh" if zh else "en"].phrasing, markers)
 
 
 def _generic(clause: Clause, markers: Reading) -> Finding | None:
@@ -215,7 +202,7 @@ def _read(sentence: Sentence, forced: bool, correction: bool, markers: Reading) 
         and _is_bare_value(sentence.clauses[0], markers)
     ):
         clause = sentence.clauses[0]
-        corrected = _corrected_value(sentence.text, clause.probe, clause.pack.phrasing)
+        corrected = _corrected_value(sentence.text, clause.probe, clause.pack.phrasing, markers)
         if corrected:
             found = [(corrected, sentence.text)]
     if not found and forced and not is_small_talk(sentence.text, markers):

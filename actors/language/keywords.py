@@ -3,12 +3,13 @@
 however cold it is.
 """
 
-import re
 from collections.abc import Sequence
 
 import numpy as np
 
 from actors.language.en.tokens import words
+from actors.language.markers import reading
+from actors.language.packs import packs
 from actors.language.tokens import tokenize
 
 __all__ = ["BM25", "asks_about_the_past", "query_slots", "tokenize"]
@@ -135,17 +136,11 @@ def query_slots(query: str) -> frozenset[str]:
     return frozenset(found)
 
 
-_PAST_QUERY = re.compile(
-    r"\b(?:when|what|where|who|how|why|which)\b[^?]*?\b(?:did|was|were|had|has|have)\b|"
-    r"^(?:did|was|were|had|has|have)\b|"
-    r"\b(?:ago|ever|used to|last (?:time|week|weekend|month|year|summer|winter|spring|fall)|first time|"
-    r"before|earlier|previously|back then|in (?:19|20)\d\d)\b|"
-    r"什么时候|啥时候|哪天|上次|上回|以前|之前|曾经|去年|前年|当时|那时|过吗|了吗",
-    re.IGNORECASE,
-)
+#: past-tense question words of every language pack (``actors.language.<code>.markers``)
+_MARKERS = reading(packs())
 
 
 def asks_about_the_past(query: str) -> bool:
     """Whether a question asks what happened ("When did Ana move?", "我上次说过什么？") rather than how things
     stand now: for such a question an older memory is not a staler one."""
-    return bool(_PAST_QUERY.search(query))
+    return bool(_MARKERS.past_question.search(query))

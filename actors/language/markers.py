@@ -24,6 +24,10 @@ class Reading:
     wish: re.Pattern[str]
     past: re.Pattern[str]
     secret_labels: frozenset[str]
+    emphasis: re.Pattern[str]
+    task: re.Pattern[str]
+    past_question: re.Pattern[str]
+    slot_hints: tuple[tuple[re.Pattern[str], str], ...]
 
 
 @lru_cache(maxsize=16)
@@ -32,6 +36,11 @@ def reading(packs: tuple[LanguagePack, ...]) -> Reading:
 
     def joined(name: str) -> re.Pattern[str]:
         return re.compile("|".join(getattr(p.markers, name) for p in packs), re.IGNORECASE)
+
+    hints: dict[str, list[str]] = {}
+    for pack in packs:
+        for slot, source in pack.markers.slot_hints:
+            hints.setdefault(slot, []).append(source)
 
     return Reading(
         forced=tuple(p.markers.forced for p in packs),
@@ -46,4 +55,8 @@ def reading(packs: tuple[LanguagePack, ...]) -> Reading:
         wish=joined("wish"),
         past=joined("past"),
         secret_labels=frozenset().union(*(p.markers.secret_labels for p in packs)),
+        emphasis=joined("emphasis"),
+        task=joined("task"),
+        past_question=joined("past_question"),
+        slot_hints=tuple((re.compile("|".join(hints[slot]), re.IGNORECASE), slot) for slot in hints),
     )

@@ -72,6 +72,13 @@ class Markers:
     past: str
     #: words that only name a redacted secret beside them
     secret_labels: frozenset[str]
+    #: emphasis words (the write score's emotional intensity) and task words (its task relevance)
+    emphasis: str
+    task: str
+    #: a question about what happened rather than how things stand (recall does not favour the newest)
+    past_question: str
+    #: the slot a correction that names no verb is about ("not Hangzhou, Suzhou" → basic.residence), by slot
+    slot_hints: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 
+from actors.language.markers import reading
+from actors.language.packs import packs
 from actors.language.tokens import content_units, word_count
 from schemas.enums import Kind
 
@@ -31,19 +33,8 @@ _NUMBER = re.compile(r"\d")
 _PROPER_NOUN = re.compile(r"(?<=[a-z,;]\s)[A-Z][a-z]+")
 _MARKER = re.compile(r"\[(?:REDACTED|FILTERED):[a-z_]+\]")
 
-_EMPHASIS = re.compile(
-    r"\b(?:really|so|very|extremely|absolutely|totally|super|always|never|hate|love|adore|awful|terrible|"
-    r"amazing|can't stand|sick of|fed up|seriously|deathly|severe(?:ly)?)\b|非常|特别|太|超级|超|极其|绝对|"
-    r"一定|千万|最|讨厌|受不了|烦死|死了|严重|必须",
-    re.IGNORECASE,
-)
-_TASK = re.compile(
-    r"\b(?:deadline|due|meeting|exam|interview|project|task|report|presentation|appointment|flight|tomorrow|"
-    r"tonight|next (?:week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|by (?:monday|"
-    r"tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow))\b|截止|会议|开会|考试|面试|项目|任务|"
-    r"报告|汇报|预约|航班|出差|明天|后天|下周|月底|之前交",
-    re.IGNORECASE,
-)
+#: emphasis and task words of every language pack (``actors.language.<code>.markers``)
+_WORDS = reading(packs())
 
 _BANDS: dict[str, tuple[float, float]] = {
     "basic": (0.80, 0.15),
@@ -65,12 +56,12 @@ def information_density(text: str) -> float:
 
 def emotional_intensity(text: str) -> float:
     """0..1 from emphasis words and exclamation marks."""
-    hits = len(_EMPHASIS.findall(text)) + min(text.count("!") + text.count("！"), 3) * 0.5
+    hits = len(_WORDS.emphasis.findall(text)) + min(text.count("!") + text.count("！"), 3) * 0.5
     return min(1.0, hits / 3)
 
 
 def task_relevance(text: str) -> float:
-    return 1.0 if _TASK.search(text) else 0.0
+    return 1.0 if _WORDS.task.search(text) else 0.0
 
 
 def _band(kind: Kind, slot: str | None, inferred: bool) -> tuple[float, float]:

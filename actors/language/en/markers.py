@@ -61,4 +61,27 @@ MARKERS = Markers(
         "password passcode passwd pwd pin key api token secret card credit debit bank account phone mobile "
         "cell number code ssn login new".split()
     ),
+    emphasis=(
+        r"\b(?:really|so|very|extremely|absolutely|totally|super|always|never|hate|love|adore|awful|terrible|"
+        r"amazing|can't stand|sick of|fed up|seriously|deathly|severe(?:ly)?)\b"
+    ),
+    task=(
+        r"\b(?:deadline|due|meeting|exam|interview|project|task|report|presentation|appointment|flight|"
+        r"tomorrow|tonight|next (?:week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+        r"by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow))\b"
+    ),
+    past_question=(
+        r"\b(?:when|what|where|who|how|why|which)\b[^?]*?\b(?:did|was|were|had|has|have)\b|"
+        r"^(?:did|was|were|had|has|have)\b|"
+        r"\b(?:ago|ever|used to|last (?:time|week|weekend|month|year|summer|winter|spring|fall)|first time|"
+        r"before|earlier|previously|back then|in (?:19|20)\d\d)\b"
+    ),
+    slot_hints=(
+        ("basic.residence", r"\b(?:live|living|lives|moved|move|based|reside)\b"),
+        ("basic.allergy", r"allerg"),
+        ("basic.name", r"\bname\b|\bcalled\b"),
+        ("basic.occupation", r"\bwork(?:s|ing)? as\b|\bjob\b|occupation|profession"),
+        ("basic.employer", r"\bwork(?:s|ing)? (?:at|for)\b|\bemployer\b|\bcompany\b"),
+        ("basic.hometown", r"\bfrom\b|hometown"),
+    ),
 )

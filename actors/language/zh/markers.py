@@ -26,4 +26,15 @@ MARKERS = Markers(
     past=r"昨天|上周|上个月|刚才|之前|去年|前几天|前天|刚刚|[了过]",
     #: characters of the words that only name a secret ("银行卡号是…")
     secret_labels=frozenset("密码银行卡号手机电话身份证账户新信用验口令"),
+    emphasis=r"非常|特别|太|超级|超|极其|绝对|一定|千万|最|讨厌|受不了|烦死|死了|严重|必须",
+    task=r"截止|会议|开会|考试|面试|项目|任务|报告|汇报|预约|航班|出差|明天|后天|下周|月底|之前交",
+    past_question=r"什么时候|啥时候|哪天|上次|上回|以前|之前|曾经|去年|前年|当时|那时|过吗|了吗",
+    slot_hints=(
+        ("basic.residence", r"住|搬|定居"),
+        ("basic.allergy", r"过敏"),
+        ("basic.name", r"名字|我叫"),
+        ("basic.occupation", r"职业|是一名"),
+        ("basic.employer", r"公司|上班"),
+        ("basic.hometown", r"老家|家乡|来自"),
+    ),
 )
