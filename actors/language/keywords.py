@@ -52,77 +52,8 @@ class BM25:
         return result
 
 
-_FOOD = ("basic.allergy", "basic.diet_restriction", "preference.food")
-_SLOT_CUES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (
-        (
-            "eat",
-            "eating",
-            "food",
-            "cook",
-            "cooking",
-            "dinner",
-            "lunch",
-            "breakfast",
-            "meal",
-            "restaurant",
-            "recipe",
-            "snack",
-            "dish",
-            "menu",
-            "allergy",
-            "allergic",
-            "吃",
-            "做饭",
-            "菜",
-            "餐",
-            "饭",
-            "夜宵",
-            "食物",
-            "过敏",
-            "点外卖",
-        ),
-        _FOOD,
-    ),
-    (("drink", "coffee", "tea", "beverage", "喝", "咖啡", "茶"), ("preference.drink", "basic.allergy")),
-    (
-        ("live", "living", "city", "address", "home", "move", "moved", "where", "住", "搬", "城市", "地址"),
-        ("basic.residence",),
-    ),
-    (("name", "called", "名字", "叫"), ("basic.name",)),
-    (
-        ("job", "work", "occupation", "career", "office", "工作", "职业", "公司"),
-        ("basic.occupation", "basic.employer"),
-    ),
-    (("pet", "dog", "cat", "宠物", "狗", "猫"), ("basic.pet",)),
-    (
-        (
-            "family",
-            "wife",
-            "husband",
-            "kid",
-            "kids",
-            "child",
-            "children",
-            "daughter",
-            "son",
-            "mother",
-            "father",
-            "家人",
-            "老婆",
-            "老公",
-            "孩子",
-            "女儿",
-            "儿子",
-            "妈妈",
-            "爸爸",
-        ),
-        ("basic.family",),
-    ),
-    (("recommend", "recommendation", "suggest", "推荐", "建议"), ("preference.content", "style.taboo")),
-    (("reply", "answer", "respond", "回答", "回复"), ("style.reply_length", "style.tone", "style.language")),
-    (("health", "medicine", "doctor", "sick", "健康", "药", "医生"), ("basic.health", "basic.allergy")),
-)
+#: the slot cues and past-tense question words of every language pack (``actors.language.<code>.markers``)
+_MARKERS = reading(packs())
 
 
 def query_slots(query: str) -> frozenset[str]:
@@ -130,14 +61,10 @@ def query_slots(query: str) -> frozenset[str]:
     lowered = query.casefold()
     cue_words = set(words(lowered))
     found: set[str] = set()
-    for cues, slots in _SLOT_CUES:
+    for cues, slots in _MARKERS.slot_cues:
         if any((cue in cue_words) if cue.isascii() else (cue in lowered) for cue in cues):
             found.update(slots)
     return frozenset(found)
-
-
-#: past-tense question words of every language pack (``actors.language.<code>.markers``)
-_MARKERS = reading(packs())
 
 
 def asks_about_the_past(query: str) -> bool:

@@ -28,6 +28,7 @@ class Reading:
     task: re.Pattern[str]
     past_question: re.Pattern[str]
     slot_hints: tuple[tuple[re.Pattern[str], str], ...]
+    slot_cues: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
 
 
 @lru_cache(maxsize=16)
@@ -58,5 +59,6 @@ def reading(packs: tuple[LanguagePack, ...]) -> Reading:
         emphasis=joined("emphasis"),
         task=joined("task"),
         past_question=joined("past_question"),
+        slot_cues=tuple(row for p in packs for row in p.markers.slot_cues),
         slot_hints=tuple((re.compile("|".join(hints[slot]), re.IGNORECASE), slot) for slot in hints),
     )

@@ -79,6 +79,9 @@ class Markers:
     past_question: str
     #: the slot a correction that names no verb is about ("not Hangzhou, Suzhou" → basic.residence), by slot
     slot_hints: tuple[tuple[str, str], ...]
+    #: cue words of a query → the profile slots it is about (a question about cooking reaches the allergy
+    #: slot); an ASCII cue matches a whole word, any other a substring
+    slot_cues: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,4 +37,19 @@ MARKERS = Markers(
         ("basic.employer", r"公司|上班"),
         ("basic.hometown", r"老家|家乡|来自"),
     ),
+    slot_cues=(
+        (
+            ("吃", "做饭", "菜", "餐", "饭", "夜宵", "食物", "过敏", "点外卖"),
+            ("basic.allergy", "basic.diet_restriction", "preference.food"),
+        ),
+        (("喝", "咖啡", "茶"), ("preference.drink", "basic.allergy")),
+        (("住", "搬", "城市", "地址"), ("basic.residence",)),
+        (("名字", "叫"), ("basic.name",)),
+        (("工作", "职业", "公司"), ("basic.occupation", "basic.employer")),
+        (("宠物", "狗", "猫"), ("basic.pet",)),
+        (("家人", "老婆", "老公", "孩子", "女儿", "儿子", "妈妈", "爸爸"), ("basic.family",)),
+        (("推荐", "建议"), ("preference.content", "style.taboo")),
+        (("回答", "回复"), ("style.reply_length", "style.tone", "style.language")),
+        (("健康", "药", "医生"), ("basic.health", "basic.allergy")),
+    ),
 )
