@@ -150,6 +150,7 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
             created_at=cand.observed_at,
             updated_at=now,
             last_accessed_at=cand.observed_at,
+            source_text=cand.source_text,
         )
         item.decay_score = decay_score(item, self.policy, now)
         self.items[item.memory_id] = item
