@@ -1,5 +1,8 @@
 """The tokenizer: the search terms (BM25) and the write score's content units, from every pack's words."""
 
+import json
+from pathlib import Path
+
 from actors.language.tokens import content_units, tokenize, word_count
 
 
@@ -22,3 +25,13 @@ def test_content_units_skip_chatter_and_function_characters_and_keep_numbers():
 
 def test_two_chinese_characters_weigh_one_word():
     assert word_count(content_units("peanut allergy 花生过敏")) == 2 + 3 / 2
+
+
+def test_tokens_stay_those_of_the_tokenizer_recall_was_tuned_with():
+    """Recall quality rests on the terms: these are the old tokenizer's terms and content units, recorded
+    before the language packs took the tokenizer over (the sentences are the test suite's own)."""
+    golden = json.loads((Path(__file__).with_name("tokens_golden.json")).read_text(encoding="utf-8"))
+    assert len(golden) > 300
+    for entry in golden:
+        assert tokenize(entry["text"]) == entry["tokens"], entry["text"]
+        assert content_units(entry["text"]) == entry["units"], entry["text"]
