@@ -5,7 +5,8 @@ A pack is chosen once per sentence and once per clause, by the script of its wor
 (``actors.language.text``): the first configured pack that reads the text, else the fallback pack (the one
 that reads any text). Everything language-specific below the sentence is asked of the chosen pack: how
 clauses are cut, what a question looks like, where an object phrase ends and how a list splits, the rule
-books tried in order, the tokenizer's terms and the stop words.
+books tried in order. The tokenizer reads every pack's words (``actors.language.tokens``), and sentence
+markers are read from every configured pack at once (``actors.language.markers``): a turn mixes languages.
 """
 
 from __future__ import annotations

@@ -8,8 +8,11 @@ its own. Some markers belong to the whole sentence rather than to one clause:
 * *hedge* — "I think …", "maybe", 我觉得…, 可能… (lower confidence, never a correction);
 * *question* — questions the user asks are not memories.
 
-Chinese drops the subject freely ("其实我搬家了，现在住苏州"), so a Chinese clause may match without 我;
-an English clause that starts with a bare verb after "and"/"but" inherits the "I" of its sentence.
+Each sentence and each clause is read in the language pack its script chooses (``actors.language.pack``):
+the sentence's pack cuts it into clauses and tells a question; the markers are those of every configured
+pack (``actors.language.markers``). Chinese drops the subject freely ("其实我搬家了，现在住苏州"), so a
+Chinese clause may match without 我; an English clause that starts with a bare verb after "and"/"but"
+inherits the "I" of its sentence.
 """
 
 from __future__ import annotations
