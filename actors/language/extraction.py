@@ -133,9 +133,8 @@ def _contrast(sentence: Sentence, markers: Reading) -> Finding | None:
         return None
     zh = m["new_zh"] is not None  # the pattern is bilingual: the branch that matched names the language
     new = m["new_zh"] if zh else m["new"]
-    if markers.first_person.search(
-        new
-    ):  # "not from Hangzhou but I live there": a clause, not a corrected value
+    # "not from Hangzhou but I live there": a clause, not a corrected value
+    if markers.first_person.search(new):
         return None
     return _corrected_value(sentence.text, new, PACKS["zh" if zh else "en"].phrasing, markers)
 
