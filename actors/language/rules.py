@@ -198,9 +198,8 @@ MAX_ITEMS = 6
 
 def object_phrase(raw: str, phrasing: Phrasing) -> str:
     """The object of a verb, cut where the clause moves on ("peanuts since I was a kid" → "peanuts")."""
-    m = phrasing.object_end.search(
-        " " + raw
-    )  # the leading space lets a cut word open the phrase ("enjoy every day")
+    # the leading space lets a cut word open the phrase ("enjoy every day")
+    m = phrasing.object_end.search(" " + raw)
     phrase = raw[: max(m.start() - 1, 0)] if m else raw
     return phrase.strip(" '\"-—.。")
 
