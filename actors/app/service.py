@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 import numpy as np
 
 from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
-from actors.app.maintenance import ServiceMaintenance
+from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
 from actors.core.context import render_session_context
 from actors.core.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput
 from actors.core.gate.compression import summary_vector
@@ -54,7 +54,7 @@ def as_vector(blob: bytes | None) -> np.ndarray | None:
     return None if blob is None else np.frombuffer(blob, dtype=np.float32)
 
 
-class UserMemoryService(ServiceMaintenance):
+class UserMemoryService:
     def __init__(
         self,
         tenant_id: str,
@@ -86,6 +86,11 @@ class UserMemoryService(ServiceMaintenance):
         self._tokenized = Tokenized()
         self._archive: ArchiveView | None = None
         self.engine = self._load()
+        self.maintenance = ServiceMaintenance(
+            engine=lambda: self.engine,
+            stored_item=lambda memory_id: self.store.get_item(self.tenant_id, self.user_id, memory_id),
+            commit=self._commit,
+        )
 
     def _load(self) -> GateEngine:
         with span("sql.load_active"):
@@ -95,6 +100,18 @@ class UserMemoryService(ServiceMaintenance):
         engine.seed_alerts(alerts)
         self._forget_derived()
         return engine
+
+    # ------------------------------------------------------------------ batch jobs (MaintenanceOperations)
+
+    def consolidate(self) -> dict[str, int]:
+        """One consolidation pass; what it did, by step (``actors.app.maintenance``)."""
+        return self.maintenance.consolidate()
+
+    def restore_archived(
+        self, memory_ids: Sequence[str], reason: str, actor: str = RESTORE_ACTOR
+    ) -> dict[str, list[str]]:
+        """Bring these archived items back to long-term while it has room (``actors.app.maintenance``)."""
+        return self.maintenance.restore_archived(memory_ids, reason, actor)
 
     def _forget_derived(self) -> None:
         """A new engine: the heat and recall structures derived from the old one's items go."""
@@ -315,6 +332,8 @@ class UserMemoryService(ServiceMaintenance):
     # ------------------------------------------------------------------ recall and sessions
 
     def recall(self, request: api.RecallRequest) -> api.RecallResponse:
+        if "k" not in request.model_fields_set:  # no k asked for: the tenant's default
+            request = request.model_copy(update={"k": self.policy.top_k})
         query_vector = self._embed_query(request.query)
         engine = RecallEngine(self.active_view(), self.archive_view, self.policy, self.clock())
         hits = engine.recall(request.query, query_vector, request.k, request.include_archive)
@@ -358,7 +377,7 @@ class UserMemoryService(ServiceMaintenance):
         """The tenant's cohort features (``jobs.group_profiles``) for a user without a profile yet."""
         if self.engine.count(Layer.LONGTERM) or self.engine.count(Layer.CORE):
             return []
-        return self.store.cohort_features(self.tenant_id)
+        return self.store.jobs.cohort_features(self.tenant_id)
 
     def profile(self) -> api.UserProfile:
         """The USER profile: slot conclusions with confidence, backing ids and history; relations; state."""

@@ -11,7 +11,7 @@ import numpy as np
 
 from actors.core.memory import MemoryItem
 from actors.core.slots import spec
-from schemas.enums import Kind, Source, State
+from schemas.enums import Kind, Polarity, Source, State
 
 SUMMARY_MAX_CHARS = 1000
 #: the turns a summary's sources were said in, joined, for recall (``MemoryItem.source_text``)
@@ -20,7 +20,7 @@ SUMMARY_TURNS_MAX_CHARS = 2000
 
 def plan_compression(oldest: list[MemoryItem]) -> list[list[MemoryItem]]:
     """Groups of two or more mergeable items; temporary states and unslotted items are never merged."""
-    groups: dict[tuple, list[MemoryItem]] = defaultdict(list)
+    groups: dict[tuple[str, Polarity, Kind], list[MemoryItem]] = defaultdict(list)
     for item in oldest:
         if item.slot is None or item.kind is Kind.STATE or item.is_frozen:
             continue
@@ -78,9 +78,10 @@ def summary_vector(
     picks which vector of a source (its own by default). None when the item is not a summary or a source's
     vector is unknown."""
     sources = [items.get(memory_id) for memory_id in summary.merged_from]
-    vectors = [None if s is None else vector_of(s) for s in sources]
-    if not vectors or any(v is None for v in vectors):
+    found = [None if s is None else vector_of(s) for s in sources]
+    vectors = [v for v in found if v is not None]
+    if not sources or len(vectors) < len(sources):
         return None
-    mean = np.mean([np.frombuffer(v, dtype=np.float32) for v in vectors if v is not None], axis=0)
+    mean = np.mean([np.frombuffer(v, dtype=np.float32) for v in vectors], axis=0)
     norm = float(np.linalg.norm(mean))
     return None if norm == 0.0 else (mean / norm).astype(np.float32).tobytes()
