@@ -88,7 +88,8 @@ class ConsolidateUsers:
             log.warning("consolidation of %s/%s failed: %s", tenant_id, user_id, exc)
             counts, route = {}, "failed"
             active = store.load_active(tenant_id, user_id)
-        digests = profiles.digests(profiles.slot_conclusions(active))
+        history = store.slot_history(tenant_id, user_id)  # as the profile API reads it: merged values
+        digests = profiles.digests(profiles.slot_conclusions(active, history))
         drift = profiles.drift(previous.get(user_id), digests)
         moves = store.jobs.archive_moves(tenant_id, user_id, since=utcnow() - self.hit_window)
         evictions = profiles.eviction_outcomes(moves)

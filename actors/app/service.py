@@ -28,7 +28,7 @@ from actors.core.memory import Candidate, GateChanges, MemoryItem, content_hash,
 from actors.core.profile import ProfileBuilder
 from actors.core.recall.engine import Hit, RecallEngine
 from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
-from actors.language.extraction import Extractor, RuleExtractor, Turn
+from actors.language.extraction import Extractor, Turn, make_extractor
 from actors.language.redaction import Neutralized, neutralize_injection, redact
 from actors.store.sql.jobs import CohortFeature
 from actors.store.sql.ownership import Fence
@@ -75,7 +75,7 @@ class UserMemoryService:
         self.store = store
         self.embedder = embedder
         self.policy = policy
-        self.extractor = extractor or RuleExtractor()
+        self.extractor = extractor or make_extractor()  # the host passes the one its settings name
         self.clock = clock
         self.fence = fence
         self._on_index_change = on_index_change

@@ -118,6 +118,26 @@ def claims_by_slot(items: Iterable[MemoryItem], merged: dict[str, list[str]]) ->
     return {slot: list(claims.values()) for slot, claims in grouped.items()}
 
 
+def concluded(slot: str, claims: list[Claim]) -> list[Claim]:
+    """The slot's conclusions: one winner per group of rival claims — the whole slot when single-valued,
+    else per value. The one definition the profile (``ProfileBuilder``) and the profile-drift metric
+    (``jobs.profiles.slot_conclusions``) share."""
+    slot_spec = spec(slot)
+    single = slot_spec is not None and slot_spec.single_valued
+    rivals: dict[str, list[Claim]] = defaultdict(list)
+    for claim in claims:
+        rivals["" if single else claim.value].append(claim)
+    return [max(group, key=_standing_order) for group in rivals.values()]
+
+
+def slot_conclusions(
+    active: Iterable[MemoryItem], history: Iterable[MemoryItem] = ()
+) -> dict[str, list[Claim]]:
+    """Every slot's conclusions, by slot name: what ``ProfileBuilder.build`` reports for the same items."""
+    grouped = claims_by_slot(active, merged_values(history))
+    return {slot: concluded(slot, grouped[slot]) for slot in sorted(grouped)}
+
+
 class ProfileBuilder:
     def __init__(self, policy: GatePolicy, now: datetime):
         self.policy = policy
@@ -144,12 +164,7 @@ class ProfileBuilder:
 
     def conclusions(self, slot: str, claims: list[Claim]) -> list[Claim]:
         """One winner per group of rival claims: the whole slot when single-valued, else per value."""
-        slot_spec = spec(slot)
-        single = slot_spec is not None and slot_spec.single_valued
-        rivals: dict[str, list[Claim]] = defaultdict(list)
-        for claim in claims:
-            rivals["" if single else claim.value].append(claim)
-        return [max(group, key=_standing_order) for group in rivals.values()]
+        return concluded(slot, claims)
 
     def slot(self, slot: str, claims: list[Claim], history: list[MemoryItem]) -> api.ProfileSlot:
         slot_spec = spec(slot)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from actors.core.memory import MemoryItem
+from actors.language.text import HAN, has_han
 
 USER = "user"
 #: an entity named by more than this share of memories is not followed by a hop (it connects everything)
@@ -74,11 +75,10 @@ _ATTRIBUTE = re.compile(
     r"(?P<entity>[A-Z][\w-]*(?: [A-Z][\w-]*)*)(?:'s)?\s+(?:project\s+|trip\s+|meeting\s+|party\s+)?"
     r"(?P<attr>deadline|birthday|due date|date|address|launch|start|anniversary)\s+(?:is|was|will be|on)\s+"
     r"(?P<value>[\w ,'-]{2,40}?)(?=[.!?,;]|$)|"
-    r"(?P<entity_zh>[\u4e00-\u9fff\w]{2,12}?)的?(?P<attr_zh>截止日期|截止时间|生日|地址|上线时间|开始时间)"
+    rf"(?P<entity_zh>[{HAN}\w]{{2,12}}?)的?(?P<attr_zh>截止日期|截止时间|生日|地址|上线时间|开始时间)"
     r"(?:是|在)(?P<value_zh>[^，,。！？]{1,20})"
 )
 _NAME_TAGS = frozenset({"nr", "ns", "nt", "nz", "nrt", "nrfg"})
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 _NOT_NAMES = frozenset(
     "I I'm I've I'd I'll Mr Mrs Ms Dr OK Ok Hey Hi Hello Thanks Thank Yes No Wow Oh Yeah Sure Monday Tuesday "
     "Wednesday Thursday Friday Saturday Sunday January February March April May June July August September "
@@ -134,7 +134,7 @@ def capitalised_names(text: str) -> tuple[tuple[str, bool], ...]:
 
 @lru_cache(maxsize=65536)
 def chinese_names(text: str) -> tuple[str, ...]:
-    if not _CJK.search(text):
+    if not has_han(text):
         return ()
     return tuple(
         dict.fromkeys(w.word for w in _posseg().cut(text) if w.flag in _NAME_TAGS and len(w.word) > 1)

@@ -1,1 +1,2 @@
-"""Text processing without an LLM: extraction rules for English and Chinese, keywords and redaction."""
+"""Text processing without an LLM (docs/design.md#language-packs): one language pack per language (``en/``,
+``zh/``), the script module (``text``), the tokenizer (``tokens``), extraction, keywords and redaction."""

@@ -1,70 +1,18 @@
-"""Keyword side of recall: tokenizing Chinese and English, BM25 scoring, and the query → profile-slot map
-that lets a question about cooking reach the allergy slot however cold it is.
+"""Keyword side of recall: BM25 over the tokenizer's terms (``actors.language.tokens``, re-exported here as
+``tokenize``), and the query → profile-slot map that lets a question about cooking reach the allergy slot
+however cold it is.
 """
 
-import re
 from collections.abc import Sequence
-from functools import cache, lru_cache
 
 import numpy as np
 
-_LATIN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_STOPWORDS = frozenset(
-    "a an the and or but if of to in on at by for with from as is are was were be been being am i me my mine "
-    "you your yours he she it its we our they them their this that these those do does did doing have has "
-    "had "
-    "what which who whom whose when where why how not no so too very can could should would will just about "
-    "into over than then there here s t don't i'm it's".split()
-)
-_CJK_STOPWORDS = frozenset("的 了 是 我 你 他 她 它 们 吗 呢 吧 啊 在 和 也 就 都 很 有 这 那 个".split())
+from actors.language.en.tokens import words
+from actors.language.markers import reading
+from actors.language.packs import packs
+from actors.language.tokens import tokenize
 
-
-@cache
-def _jieba():
-    import jieba
-
-    jieba.setLogLevel(60)
-    return jieba
-
-
-def tokenize(text: str) -> list[str]:
-    return list(_tokens(text))
-
-
-_SUFFIXES = (
-    ("ies", "y"),
-    ("ied", "y"),
-    ("ing", ""),
-    ("ed", ""),
-    ("es", ""),
-    ("ly", ""),
-    ("s", ""),
-    ("e", ""),
-)
-_DOUBLED = re.compile(r"([bdgmnprt])\1$")
-
-
-def stem(word: str) -> str:
-    """A light English stemmer, so "painted", "painting" and "paints" meet "paint" (and "Melanie's" meets
-    "Melanie"): one suffix off a word of four letters or more, a doubled final consonant undoubled."""
-    word = word.removesuffix("'s")
-    if len(word) < 4 or not word.isalpha():
-        return word
-    for suffix, replacement in _SUFFIXES:
-        if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 3:
-            return _DOUBLED.sub(r"\1", word[: -len(suffix)] + replacement)
-    return word
-
-
-@lru_cache(maxsize=65536)
-def _tokens(text: str) -> tuple[str, ...]:
-    """Cached: recall tokenizes every candidate memory on every query."""
-    lowered = text.casefold().replace("’", "'")
-    tokens = [stem(t) for t in _LATIN.findall(lowered) if t not in _STOPWORDS]
-    for run in _CJK.findall(lowered):
-        tokens.extend(w for w in _jieba().lcut(run) if w.strip() and w not in _CJK_STOPWORDS)
-    return tuple(tokens)
+__all__ = ["BM25", "asks_about_the_past", "query_slots", "tokenize"]
 
 
 class BM25:
@@ -117,101 +65,22 @@ def joint_scores(parts: Sequence[BM25], query: Sequence[str]) -> np.ndarray:
     return result
 
 
-_FOOD = ("basic.allergy", "basic.diet_restriction", "preference.food")
-_SLOT_CUES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (
-        (
-            "eat",
-            "eating",
-            "food",
-            "cook",
-            "cooking",
-            "dinner",
-            "lunch",
-            "breakfast",
-            "meal",
-            "restaurant",
-            "recipe",
-            "snack",
-            "dish",
-            "menu",
-            "allergy",
-            "allergic",
-            "吃",
-            "做饭",
-            "菜",
-            "餐",
-            "饭",
-            "夜宵",
-            "食物",
-            "过敏",
-            "点外卖",
-        ),
-        _FOOD,
-    ),
-    (("drink", "coffee", "tea", "beverage", "喝", "咖啡", "茶"), ("preference.drink", "basic.allergy")),
-    (
-        ("live", "living", "city", "address", "home", "move", "moved", "where", "住", "搬", "城市", "地址"),
-        ("basic.residence",),
-    ),
-    (("name", "called", "名字", "叫"), ("basic.name",)),
-    (
-        ("job", "work", "occupation", "career", "office", "工作", "职业", "公司"),
-        ("basic.occupation", "basic.employer"),
-    ),
-    (("pet", "dog", "cat", "宠物", "狗", "猫"), ("basic.pet",)),
-    (
-        (
-            "family",
-            "wife",
-            "husband",
-            "kid",
-            "kids",
-            "child",
-            "children",
-            "daughter",
-            "son",
-            "mother",
-            "father",
-            "家人",
-            "老婆",
-            "老公",
-            "孩子",
-            "女儿",
-            "儿子",
-            "妈妈",
-            "爸爸",
-        ),
-        ("basic.family",),
-    ),
-    (("recommend", "recommendation", "suggest", "推荐", "建议"), ("preference.content", "style.taboo")),
-    (("reply", "answer", "respond", "回答", "回复"), ("style.reply_length", "style.tone", "style.language")),
-    (("health", "medicine", "doctor", "sick", "健康", "药", "医生"), ("basic.health", "basic.allergy")),
-)
+#: the slot cues and past-tense question words of every language pack (``actors.language.<code>.markers``)
+_MARKERS = reading(packs())
 
 
 def query_slots(query: str) -> frozenset[str]:
     """Profile slots a query is about, from cue words (English tokens and Chinese substrings)."""
     lowered = query.casefold()
-    words = set(_LATIN.findall(lowered))
+    cue_words = set(words(lowered))
     found: set[str] = set()
-    for cues, slots in _SLOT_CUES:
-        if any((cue in words) if cue.isascii() else (cue in lowered) for cue in cues):
+    for cues, slots in _MARKERS.slot_cues:
+        if any((cue in cue_words) if cue.isascii() else (cue in lowered) for cue in cues):
             found.update(slots)
     return frozenset(found)
-
-
-_PAST_QUERY = re.compile(
-    r"\b(?:when|what|where|who|how|why|which)\b[^?]*?\b(?:did|was|were|had|has|have)\b|"
-    r"^(?:did|was|were|had|has|have)\b|"
-    r"\b(?:ago|ever|used to|last (?:time|week|weekend|month|year|summer|winter|spring|fall)|first time|"
-    r"before|earlier|previously|back then|in (?:19|20)\d\d)\b|"
-    r"什么时候|啥时候|哪天|上次|上回|以前|之前|曾经|去年|前年|当时|那时|过吗|了吗",
-    re.IGNORECASE,
-)
 
 
 def asks_about_the_past(query: str) -> bool:
     """Whether a question asks what happened ("When did Ana move?", "我上次说过什么？") rather than how things
     stand now: for such a question an older memory is not a staler one."""
-    return bool(_PAST_QUERY.search(query))
+    return bool(_MARKERS.past_question.search(query))

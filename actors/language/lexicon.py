@@ -15,6 +15,8 @@ from pathlib import Path
 
 import yaml
 
+from actors.language.text import has_han
+
 _TABLES: dict[str, dict[str, list[str]]] = yaml.safe_load(
     (Path(__file__).with_name("lexicon.yaml")).read_text(encoding="utf-8")
 )
@@ -49,8 +51,6 @@ _SLOT_PRIORITY = (
 
 _NOT_EDIBLE = {"penicillin", "pollen", "dust mite", "cat hair", "latex", "alcohol", "lactose", "gluten"}
 
-CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-
 
 def _names(canonical: str, aliases: list[str]) -> list[str]:
     return [a.strip().casefold() for a in [canonical, *aliases] if a.strip()]
@@ -81,7 +81,7 @@ def _index_tables() -> tuple[dict[str, str], dict[str, set[str]]]:
 
 
 _ALIASES, _CATEGORIES = _index_tables()
-_CJK_ALIASES = sorted((a for a in _ALIASES if CJK.search(a)), key=len, reverse=True)
+_CJK_ALIASES = sorted((a for a in _ALIASES if has_han(a)), key=len, reverse=True)
 #: canonical value → its Chinese spellings, longest first (so 花生酱 is found before 花生)
 _CJK_SPELLINGS: dict[str, list[str]] = {}
 for _alias in _CJK_ALIASES:
@@ -249,7 +249,7 @@ def normalize_value(raw: str) -> str:
 def canonical_place(raw: str) -> str:
     """A residence or hometown value: a known city when the phrase names one ("杭州西湖区" → hangzhou)."""
     value = normalize_value(raw)
-    if is_place(value) or not CJK.search(value):
+    if is_place(value) or not has_han(value):
         return value
     # the first city named wins ("浙江杭州" → hangzhou, "上海南京路" → shanghai); a province only if no city
     cities = [(value.find(a), a) for a in _CJK_ALIASES if a in value and is_city(_ALIASES[a])]
@@ -283,7 +283,7 @@ def _phrase_categories(value: str) -> set[str]:
         return found
     for word in re.split(r"[\s-]+", value):
         found |= categories_of(normalize_value(word))
-    if CJK.search(value):
+    if has_han(value):
         for alias in _CJK_ALIASES:
             if len(alias) > 1 and alias in value:
                 found |= categories_of(_ALIASES[alias])
@@ -316,7 +316,7 @@ def occupation_of(phrase: str) -> str | None:
     value = normalize_value(phrase)
     if "occupation" in categories_of(value):
         return value
-    if CJK.search(value):
+    if has_han(value):
         for alias in _CJK_ALIASES:
             if value.endswith(alias) and "occupation" in categories_of(_ALIASES[alias]):
                 return _ALIASES[alias]
@@ -331,6 +331,6 @@ def surface_form(value: str, content: str) -> str | None:
     """How the user wrote a canonical value, when they wrote it in Chinese: "chengdu" in "我住在成都" →
     成都, "seafood" in "我对海鲜过敏" → 海鲜. None when the words hold no Chinese spelling of it (the
     canonical value is then the user's own word, as in "I live in Chengdu")."""
-    if not CJK.search(content):
+    if not has_han(content):
         return None
     return next((s for s in _CJK_SPELLINGS.get(value, ()) if s in content), None)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from actors.core.slots import SLOTS
 from actors.language.lexicon import categories_of, normalize_value, preference_slot
+from actors.language.pack import Phrasing
 from schemas.enums import Kind, Polarity
 
 
@@ -175,16 +176,6 @@ class RuleBook:
 
 # --- object phrases -------------------------------------------------------------------------------
 
-_EN_OBJECT_END = re.compile(
-    r"[,;:!?()\"]|\s+-\s+|\s+(?:in|on|at|with|when|because|since|for|during|after|before|while|if|as|so|but|"
-    r"though|although|from|every|each|over|than|rather than|instead of|which|who|whenever|unless|until|like|"
-    r"lately|recently|nowadays|these days|right now|now|anymore|any more|too|a lot|so much|very much|more|"
-    r"even|especially|and then|or so|to be honest|tbh|haha|lol|cause|cuz|ever since|and all|and stuff|"
-    r"and everything|at all|all the time|to me|for me|ago|today|tonight|tomorrow|yesterday|(?:this|next|"
-    r"last)\s+(?:week|weekend|month|year|morning|evening|time))\b|\s+\d",
-    re.IGNORECASE,
-)
-_ZH_OBJECT_END = re.compile(r"[，,。.!！?？;；:：(（]|因为|所以|但是|不过|而且|然后|的时候|之后|以后")
 _MARKER = re.compile(r"\[(?:REDACTED|FILTERED):")
 _PRONOUN_OBJECTS = frozenset(
     """it that this them you him her me us how what when where why which those these everything anything
@@ -201,21 +192,14 @@ _PRONOUN_LEADS = re.compile(
     r"^(?:你|你们|这个|那个|它|他|她|这样|那样|这些|那些|什么|一切|东西|这|那)",
     re.IGNORECASE,
 )
-_PROTECTED_PAIRS = re.compile(
-    r"\b(?:rock and roll|salt and pepper|mac and cheese|fish and chips|drum and bass|sweet and sour|r&b|"
-    r"black and white|arts and crafts|peanut butter and jelly)\b",
-    re.IGNORECASE,
-)
-_EN_ITEM_SPLIT = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&|plus|as well as)\s+|\s*/\s*", re.I)
-_ZH_ITEM_SPLIT = re.compile(r"[、/]|以及|还有|或者|和|跟|与|及|或")
 _BACK_REFERENCE = re.compile(r"^(?:their|its|his|her)\b", re.IGNORECASE)
 MAX_ITEMS = 6
 
 
-def object_phrase(raw: str, zh: bool) -> str:
+def object_phrase(raw: str, phrasing: Phrasing) -> str:
     """The object of a verb, cut where the clause moves on ("peanuts since I was a kid" → "peanuts")."""
-    end = _ZH_OBJECT_END if zh else _EN_OBJECT_END
-    m = end.search(" " + raw)  # the leading space lets a cut word open the phrase ("enjoy every day")
+    # the leading space lets a cut word open the phrase ("enjoy every day")
+    m = phrasing.object_end.search(" " + raw)
     phrase = raw[: max(m.start() - 1, 0)] if m else raw
     return phrase.strip(" '\"-—.。")
 
@@ -231,16 +215,15 @@ def is_real_object(phrase: str) -> bool:
     return words[0].casefold() not in _PRONOUN_OBJECTS and len(words) <= 8
 
 
-def split_items(phrase: str, zh: bool) -> list[str]:
+def split_items(phrase: str, phrasing: Phrasing) -> list[str]:
     """A list object as its items: "peanuts, tree nuts and shellfish", "花生、虾和芒果"."""
-    if not zh and _PROTECTED_PAIRS.search(phrase):
+    if phrasing.protected is not None and phrasing.protected.search(phrase):
         return [phrase]
-    pattern = _ZH_ITEM_SPLIT if zh else _EN_ITEM_SPLIT
-    items = [i.strip(" '\"") for i in pattern.split(phrase)]
+    items = [i.strip(" '\"") for i in phrasing.item_split.split(phrase)]
     items = [i for i in items if i]
     if not 1 < len(items) <= MAX_ITEMS or any(_BACK_REFERENCE.match(i) for i in items[1:]):
         return [phrase]  # "veterans and their rights" is one topic, not two
-    if not zh:
+    if phrasing.shares_head_noun:
         items = _share_head_noun(items)
     return items
 
@@ -259,7 +242,7 @@ def _share_head_noun(items: list[str]) -> list[str]:
 
 def listed(
     raw: str,
-    zh: bool,
+    phrasing: Phrasing,
     make: Callable[[str], Finding],
     *,
     accept: Callable[[str], bool] | None = None,
@@ -269,10 +252,10 @@ def listed(
     With several items each finding records which part of the clause to swap for its own item, so that
     "I'm allergic to peanuts and shellfish" stores two memories with distinct content, not one twice.
     """
-    phrase = object_phrase(raw, zh)
+    phrase = object_phrase(raw, phrasing)
     if not is_real_object(phrase):
         return None
-    pairs = [(item, normalize_value(item)) for item in split_items(phrase, zh) if is_real_object(item)]
+    pairs = [(item, normalize_value(item)) for item in split_items(phrase, phrasing) if is_real_object(item)]
     pairs = [(item, value) for item, value in pairs if value and (accept is None or accept(value))]
     findings = []
     for item, value in pairs:

@@ -34,6 +34,7 @@ from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, span
 from actors.app.service import UserMemoryService
 from actors.core.errors import HermesError, OwnershipLost
+from actors.language.extraction import make_extractor
 from actors.runtime import outbox
 from actors.runtime.batching import BatchingEmbedder
 from actors.runtime.rendezvous import host_of
@@ -115,6 +116,8 @@ class UserHost:
         # two threads cut a lone text's embedding from ~33 to ~23 ms here; more only oversubscribe the cores
         threads = max(1, min(2, os.cpu_count() or 1))
         self.embedder = BatchingEmbedder(make_embedder(settings.embedder, num_threads=threads))
+        #: stateless, so one serves every resident user
+        self.extractor = make_extractor(settings.extractor, settings.extractor_languages)
         self._residents: OrderedDict[UserKey, _Resident] = OrderedDict()
         self._bytes = 0
         self._budget_bytes = settings.host_memory_mb * 1024 * 1024
@@ -383,6 +386,7 @@ class UserHost:
                     store=self.store,
                     embedder=self.embedder,
                     policy=self._policy(key[0]),
+                    extractor=self.extractor,
                     fence=self.store.claim_user(*key, self.name),
                     on_index_change=self._outbox_kick.set,
                 )

@@ -24,44 +24,17 @@ from __future__ import annotations
 
 import re
 
+from actors.language.markers import reading
+from actors.language.packs import packs
+from actors.language.tokens import content_units, word_count
 from schemas.enums import Kind
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,:/-]\d+)*|[\u3400-\u9fff]")
 _NUMBER = re.compile(r"\d")
 _PROPER_NOUN = re.compile(r"(?<=[a-z,;]\s)[A-Z][a-z]+")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _MARKER = re.compile(r"\[(?:REDACTED|FILTERED):[a-z_]+\]")
 
-STOPWORDS = frozenset(
-    """
-    a an the and or but if so of to in on at by for with from as is am are was were be been being do does did
-    have has had i me my mine we us our you your he him his she her it its they them their
-    this that these those
-    there here what which who whom whose when where why how not no yes just very really so too also then than
-    will would can could should shall may might must gonna wanna got get gets getting ok okay oh ah um uh
-    like well yeah yep hey hi hello thanks thank please sure cool nice great lol haha im i'm i've i'd i'll
-    it's that's don't didn't doesn't isn't wasn't aren't can't won't all any some much many more most about
-    into out up down over again still even only ever now today one thing things stuff lot bit kind sort
-    agree totally absolutely definitely
-    """.split()
-)
-_ZH_FUNCTION_CHARS = frozenset(
-    "的了是我你他她它们在有和也都就还很吗呢吧啊呀哦嘛着过这那个一不没要会说对把被给让"
-)
-
-_EMPHASIS = re.compile(
-    r"\b(?:really|so|very|extremely|absolutely|totally|super|always|never|hate|love|adore|awful|terrible|"
-    r"amazing|can't stand|sick of|fed up|seriously|deathly|severe(?:ly)?)\b|非常|特别|太|超级|超|极其|绝对|"
-    r"一定|千万|最|讨厌|受不了|烦死|死了|严重|必须",
-    re.IGNORECASE,
-)
-_TASK = re.compile(
-    r"\b(?:deadline|due|meeting|exam|interview|project|task|report|presentation|appointment|flight|tomorrow|"
-    r"tonight|next (?:week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|by (?:monday|"
-    r"tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow))\b|截止|会议|开会|考试|面试|项目|任务|"
-    r"报告|汇报|预约|航班|出差|明天|后天|下周|月底|之前交",
-    re.IGNORECASE,
-)
+#: emphasis and task words of every language pack (``actors.language.<code>.markers``)
+_WORDS = reading(packs())
 
 _BANDS: dict[str, tuple[float, float]] = {
     "basic": (0.80, 0.15),
@@ -73,25 +46,9 @@ _BANDS: dict[str, tuple[float, float]] = {
 FORCED_FLOOR = 0.95
 
 
-def content_units(text: str) -> list[str]:
-    """Words that carry meaning: English non-stopwords, numbers, and CJK characters outside function words."""
-    text = _MARKER.sub(" ", text)
-    units = []
-    for token in _WORD.findall(text):
-        low = token.casefold()
-        if _CJK_RUN.fullmatch(token):
-            if token not in _ZH_FUNCTION_CHARS:
-                units.append(token)
-        elif low not in STOPWORDS and (len(low) > 2 or low[0].isdigit()):
-            units.append(low)
-    return units
-
-
 def information_density(text: str) -> float:
     """0..1 from content words (two CJK characters count as one word), numbers and proper nouns."""
-    units = content_units(text)
-    cjk = sum(1 for u in units if _CJK_RUN.fullmatch(u))
-    words = (len(units) - cjk) + cjk / 2
+    words = word_count(content_units(text))
     numbers = len(_NUMBER.findall(_MARKER.sub(" ", text))) > 0
     names = len(_PROPER_NOUN.findall(text))
     return min(1.0, words / 10 + 0.15 * numbers + 0.1 * min(names, 3))
@@ -99,12 +56,12 @@ def information_density(text: str) -> float:
 
 def emotional_intensity(text: str) -> float:
     """0..1 from emphasis words and exclamation marks."""
-    hits = len(_EMPHASIS.findall(text)) + min(text.count("!") + text.count("！"), 3) * 0.5
+    hits = len(_WORDS.emphasis.findall(text)) + min(text.count("!") + text.count("！"), 3) * 0.5
     return min(1.0, hits / 3)
 
 
 def task_relevance(text: str) -> float:
-    return 1.0 if _TASK.search(text) else 0.0
+    return 1.0 if _WORDS.task.search(text) else 0.0
 
 
 def _band(kind: Kind, slot: str | None, inferred: bool) -> tuple[float, float]:

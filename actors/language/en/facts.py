@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from actors.language.en.syntax import PHRASING
 from actors.language.lexicon import (
     canonical_place,
     family_role,
@@ -73,7 +74,7 @@ _NOT_EMPLOYERS = frozenset(
 
 
 def _place(raw: str) -> str | None:
-    phrase = object_phrase(raw, zh=False)
+    phrase = object_phrase(raw, PHRASING)
     if not is_real_object(phrase) or _NOT_PLACES.match(phrase) or len(phrase.split()) > 4:
         return None
     return canonical_place(phrase) or None
@@ -84,7 +85,7 @@ def _place(raw: str) -> str | None:
 
 @book.rule(IM + r"(?:not|no longer)\s+(?:really\s+)?allergic\s+to\s+" + OBJ)
 def _not_allergic(m: re.Match[str], clause: str) -> list[Finding] | None:
-    return listed(m["obj"], False, lambda v: fact("basic.allergy", v, polarity=NEGATIVE))
+    return listed(m["obj"], PHRASING, lambda v: fact("basic.allergy", v, polarity=NEGATIVE))
 
 
 @book.rule(
@@ -97,7 +98,9 @@ def _not_allergic(m: re.Match[str], clause: str) -> list[Finding] | None:
 )
 def _allergen_fine(m: re.Match[str], clause: str) -> list[Finding] | None:
     """ "Shellfish is fine for me now": denies an allergy to a known allergen (and says nothing else)."""
-    return listed(m["obj"], False, lambda v: fact("basic.allergy", v, polarity=NEGATIVE), accept=is_allergen)
+    return listed(
+        m["obj"], PHRASING, lambda v: fact("basic.allergy", v, polarity=NEGATIVE), accept=is_allergen
+    )
 
 
 @book.rule(
@@ -106,10 +109,12 @@ def _allergen_fine(m: re.Match[str], clause: str) -> list[Finding] | None:
     IM + r"(?:fine|okay|ok)\s+with\s+" + OBJ,
 )
 def _tolerates(m: re.Match[str], clause: str) -> list[Finding] | None:
-    found = listed(m["obj"], False, lambda v: fact("basic.allergy", v, polarity=NEGATIVE), accept=is_allergen)
+    found = listed(
+        m["obj"], PHRASING, lambda v: fact("basic.allergy", v, polarity=NEGATIVE), accept=is_allergen
+    )
     if found or "mind" not in m.group(0).lower():
         return found
-    return listed(m["obj"], False, lambda v: liking(v, confidence=0.5, inferred=True))
+    return listed(m["obj"], PHRASING, lambda v: liking(v, confidence=0.5, inferred=True))
 
 
 @book.rule(
@@ -122,7 +127,7 @@ def _tolerates(m: re.Match[str], clause: str) -> list[Finding] | None:
     r"\bmy\s+(?P<obj>[\w -]{2,40}?)\s+allerg(?:y|ies)\b",
 )
 def _allergy(m: re.Match[str], clause: str) -> list[Finding] | None:
-    return listed(m["obj"], False, lambda v: fact("basic.allergy", v))
+    return listed(m["obj"], PHRASING, lambda v: fact("basic.allergy", v))
 
 
 _DIETS = {"meat": "vegetarian", "animal products": "vegan", "celiac": "gluten-free", "coeliac": "gluten-free"}
@@ -198,7 +203,7 @@ def _age(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 @book.rule(r"\bmy\s+birthday\s+is\s+(?:on\s+)?(?P<obj>.+)")
 def _birthday(m: re.Match[str], clause: str) -> list[Finding] | None:
-    day = object_phrase(m["obj"], False)
+    day = object_phrase(m["obj"], PHRASING)
     if not day or _TIME.search(day) or re.search(r"\b(?:today|coming|soon)\b", day, re.I):
         return None
     return [fact("basic.birthday", normalize_value(day))]
@@ -236,7 +241,7 @@ def _hometown(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 def _employer(raw: str) -> str | None:
-    phrase = object_phrase(raw, zh=False)
+    phrase = object_phrase(raw, PHRASING)
     if not is_real_object(phrase) or len(phrase.split()) > 5:
         return None
     value = normalize_value(phrase)
@@ -247,7 +252,7 @@ def _occupation_and_employer(m: re.Match[str], occupation: str) -> list[Finding]
     found = [fact("basic.occupation", occupation)]
     employer = _employer(m["org"]) if m["org"] else None
     if employer:
-        found[0].swap = (m.group("at") + object_phrase(m["org"], False), "")
+        found[0].swap = (m.group("at") + object_phrase(m["org"], PHRASING), "")
         found.append(fact("basic.employer", employer))
     return found
 
@@ -260,7 +265,7 @@ def _occupation_and_employer(m: re.Match[str], occupation: str) -> list[Finding]
     r"(?:an?\s+)?(?P<occ>[\w -]+?)(?:(?P<at>\s+(?:at|for)\s+)(?P<org>.+))?$"
 )
 def _works_as(m: re.Match[str], clause: str) -> list[Finding] | None:
-    occupation = object_phrase(m["occ"], False)
+    occupation = object_phrase(m["occ"], PHRASING)
     if not is_real_object(occupation):
         return None
     return _occupation_and_employer(m, normalize_value(occupation))
@@ -271,7 +276,7 @@ def _works_as(m: re.Match[str], clause: str) -> list[Finding] | None:
     r"\bmy\s+(?:job|occupation|profession|career)\s+is\s+(?:an?\s+)?(?P<occ>[\w -]+?)(?P<at>)(?P<org>)$",
 )
 def _is_a(m: re.Match[str], clause: str) -> list[Finding] | None:
-    occupation = occupation_of(object_phrase(m["occ"], False))
+    occupation = occupation_of(object_phrase(m["occ"], PHRASING))
     return _occupation_and_employer(m, occupation) if occupation else None
 
 
@@ -299,7 +304,7 @@ def _works_at(m: re.Match[str], clause: str) -> list[Finding] | None:
     IM + r"(?:a\s+)?(?:student|freshman|sophomore|grad student|phd student|undergrad)\s+at\s+" + OBJ,
 )
 def _education(m: re.Match[str], clause: str) -> list[Finding] | None:
-    subject = object_phrase(m["obj"], False)
+    subject = object_phrase(m["obj"], PHRASING)
     if not is_real_object(subject) or len(subject.split()) > 5:
         return None
     return [fact("basic.education", normalize_value(subject))]
@@ -415,4 +420,4 @@ LANGUAGES = (
     r"\bmy\s+(?:native|first|mother)\s+(?:language|tongue)\s+is\s+(?P<obj>" + LANGUAGES + r")",
 )
 def _language(m: re.Match[str], clause: str) -> list[Finding] | None:
-    return listed(m["obj"], False, lambda v: fact("basic.language", v))
+    return listed(m["obj"], PHRASING, lambda v: fact("basic.language", v))

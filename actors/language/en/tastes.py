@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from actors.language.en.facts import ADV, I_ANY, I_NOW, IM, OBJ, TIME
+from actors.language.en.syntax import PHRASING
 from actors.language.lexicon import emotion_of, normalize_value, preference_slot
 from actors.language.rules import (
     Finding,
@@ -30,7 +31,7 @@ _TIME = re.compile(TIME, re.IGNORECASE)
 
 
 def _phrase_value(raw: str, max_words: int = 6) -> str | None:
-    phrase = object_phrase(raw, zh=False)
+    phrase = object_phrase(raw, PHRASING)
     if not is_real_object(phrase):
         return None
     return normalize_value(" ".join(phrase.split()[:max_words])) or None
@@ -139,7 +140,7 @@ def _reply_language(m: re.Match[str], clause: str) -> list[Finding]:
     r"\bavoid\s+(?:talking about|the (?:topic|subject) of|topics? like|mentioning|discussing)\s+" + OBJ,
 )
 def _taboo(m: re.Match[str], clause: str) -> list[Finding] | None:
-    return listed(m["obj"], False, lambda v: fact("style.taboo", v, polarity=NEGATIVE))
+    return listed(m["obj"], PHRASING, lambda v: fact("style.taboo", v, polarity=NEGATIVE))
 
 
 # --- temporary states -----------------------------------------------------------------------------
@@ -233,7 +234,7 @@ DISLIKE_IM = (
     I_NOW + r"(?:don't|do not|never)\s+(?:eat|drink)\s+" + OBJ,
 )
 def _dislike(m: re.Match[str], clause: str) -> list[Finding] | None:
-    return listed(m["obj"], False, lambda v: liking(v, NEGATIVE))
+    return listed(m["obj"], PHRASING, lambda v: liking(v, NEGATIVE))
 
 
 @book.rule(
@@ -244,7 +245,7 @@ def _dislike(m: re.Match[str], clause: str) -> list[Finding] | None:
 def _favourite(m: re.Match[str], clause: str) -> list[Finding] | None:
     topic = preference_slot(normalize_value(m["cat"])) if m["cat"] else None
     slot = topic if topic and topic != "preference.general" else None
-    return listed(m["obj"], False, lambda v: liking(v, slot=slot))
+    return listed(m["obj"], PHRASING, lambda v: liking(v, slot=slot))
 
 
 LIKE_I = r"like|love|enjoy|adore|prefer|dig|fancy|am into|really like|absolutely love"
@@ -266,7 +267,7 @@ def _like(m: re.Match[str], clause: str) -> list[Finding] | None:
     obj = m["obj"]
     if (m.groupdict().get("verb") or "").lower() == "prefer":
         obj = re.split(r"\s+to\s+", obj, maxsplit=1)[0]
-    return listed(obj, False, lambda v: liking(v))
+    return listed(obj, PHRASING, lambda v: liking(v))
 
 
 # --- plans, goals, lessons ------------------------------------------------------------------------

@@ -29,6 +29,8 @@ from actors.language.rules import (
     listed,
     object_phrase,
 )
+from actors.language.text import HAN, has_han
+from actors.language.zh.syntax import PHRASING
 from schemas.enums import Polarity
 
 NEGATIVE = Polarity.NEGATIVE
@@ -45,7 +47,7 @@ HABIT = (
 )
 S = r"^" + HABIT + r"?(?:我|本人)?" + HABIT + r"?" + ZADV
 OBJ = r"(?P<obj>[^，,。.!！?？;；]+)"
-NAME = r"(?P<name>[\u4e00-\u9fff·]{1,6}?|[A-Za-z][\w'-]{0,20})"
+NAME = rf"(?P<name>[{HAN}·]{{1,6}}?|[A-Za-z][\w'-]{{0,20}})"
 NAME_END = r"(?:[，,。.!！~～]|就(?:行|好|可以)|吧|啊|哦|呀|啦|$)"
 NUMBER = r"(?P<num>\d{1,3}|[一二两三四五六七八九十百]{1,4})"
 _NOT_NAMES = re.compile(r"^(?:我|你|他|她|它|外卖|车|人|醒|什么|啥|做|了)")
@@ -72,7 +74,7 @@ def chinese_number(text: str) -> int | None:
 
 
 def _clean_object(raw: str) -> str:
-    return re.sub(r"(?:了|啦|呢|啊|呀|哦|的|哈)+$", "", object_phrase(raw, zh=True))
+    return re.sub(r"(?:了|啦|呢|啊|呀|哦|的|哈)+$", "", object_phrase(raw, PHRASING))
 
 
 # --- contradictions of an allergy, then allergies, diet and health --------------------------------
@@ -83,29 +85,27 @@ def _clean_object(raw: str) -> str:
     S + r"不(?:再)?对(?P<obj>[^，,。]+?)过敏",
 )
 def _not_allergic(m: re.Match[str], clause: str) -> list[Finding] | None:
-    return listed(_clean_object(m["obj"]), True, lambda v: fact("basic.allergy", v, polarity=NEGATIVE))
+    return listed(_clean_object(m["obj"]), PHRASING, lambda v: fact("basic.allergy", v, polarity=NEGATIVE))
 
 
 @book.rule(
-    r"^(?:其实)?(?P<obj>[\u4e00-\u9fff]{1,6}?)(?:我)?"
-    + ZADV
-    + r"(?:吃|喝|碰)?(?:也)?(?:没问题|没事|没关系)了?",
-    r"^(?:其实)?(?:我)?"
-    + ZADV
-    + r"(?:吃|喝|碰)(?P<obj>[\u4e00-\u9fff]{1,6}?)(?:也)?(?:没问题|没事|没关系)了?",
+    rf"^(?:其实)?(?P<obj>[{HAN}]{{1,6}}?)(?:我)?" + ZADV + r"(?:吃|喝|碰)?(?:也)?(?:没问题|没事|没关系)了?",
+    r"^(?:其实)?(?:我)?" + ZADV + rf"(?:吃|喝|碰)(?P<obj>[{HAN}]{{1,6}}?)(?:也)?(?:没问题|没事|没关系)了?",
 )
 def _allergen_fine(m: re.Match[str], clause: str) -> list[Finding] | None:
     """ "海鲜我现在吃没问题了": denies an allergy to a known allergen."""
-    return listed(m["obj"], True, lambda v: fact("basic.allergy", v, polarity=NEGATIVE), accept=is_allergen)
+    return listed(
+        m["obj"], PHRASING, lambda v: fact("basic.allergy", v, polarity=NEGATIVE), accept=is_allergen
+    )
 
 
 @book.rule(S + r"(?P<verb>不介意|能吃|可以吃|敢吃|吃得了|能喝|可以喝|不怕)" + OBJ)
 def _tolerates(m: re.Match[str], clause: str) -> list[Finding] | None:
     obj = _clean_object(m["obj"])
-    found = listed(obj, True, lambda v: fact("basic.allergy", v, polarity=NEGATIVE), accept=is_allergen)
+    found = listed(obj, PHRASING, lambda v: fact("basic.allergy", v, polarity=NEGATIVE), accept=is_allergen)
     if found or m["verb"] != "不介意":
         return found
-    return listed(obj, True, lambda v: liking(v, confidence=0.5, inferred=True))
+    return listed(obj, PHRASING, lambda v: liking(v, confidence=0.5, inferred=True))
 
 
 @book.rule(
@@ -118,7 +118,7 @@ def _allergy(m: re.Match[str], clause: str) -> list[Finding] | None:
     obj = _clean_object(m["obj"])
     if re.search(r"[不没]", obj):
         return None
-    return listed(obj, True, lambda v: fact("basic.allergy", v))
+    return listed(obj, PHRASING, lambda v: fact("basic.allergy", v))
 
 
 _DIETS = {
@@ -177,7 +177,7 @@ def _health(m: re.Match[str], clause: str) -> list[Finding]:
 )
 def _name(m: re.Match[str], clause: str) -> list[Finding] | None:
     name = m["name"]
-    if _NOT_NAMES.match(name) or (re.match(r"[\u4e00-\u9fff]", name) and len(name) > 4):
+    if _NOT_NAMES.match(name) or (has_han(name[:1]) and len(name) > 4):
         return None
     return [fact("basic.name", name.casefold())]
 
@@ -226,7 +226,7 @@ def _works_in(m: re.Match[str], clause: str) -> list[Finding] | None:
     r"^我?的?(?:老家|家乡)" + ZADV + r"(?:是|在)" + OBJ,
     S + r"在(?P<obj>[^，,。在]{1,12}?)长大",
     S + r"(?:出生在|出生于|生在)" + OBJ,
-    r"^我?是(?P<obj>[\u4e00-\u9fff]{2,6}?)人$",
+    rf"^我?是(?P<obj>[{HAN}]{{2,6}}?)人$",
 )
 def _hometown(m: re.Match[str], clause: str) -> list[Finding] | None:
     obj = re.sub(r"来的$", "", _clean_object(m["obj"]))
@@ -340,4 +340,4 @@ def _social(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 @book.rule(S + r"会(?:说|讲)" + OBJ, r"^我?的?母语是" + OBJ)
 def _language(m: re.Match[str], clause: str) -> list[Finding] | None:
-    return listed(_clean_object(m["obj"]), True, lambda v: fact("basic.language", v))
+    return listed(_clean_object(m["obj"]), PHRASING, lambda v: fact("basic.language", v))

@@ -21,6 +21,7 @@ from actors.language.rules import (
     object_phrase,
 )
 from actors.language.zh.facts import OBJ, S
+from actors.language.zh.syntax import PHRASING
 from schemas.enums import Polarity
 
 NEGATIVE = Polarity.NEGATIVE
@@ -29,7 +30,7 @@ book = RuleBook()
 
 def _object(raw: str) -> str:
     return re.sub(
-        r"(?:了|啦|呢|啊|呀|哦|的事|的事情|的话题|这件事|这个话题)+$", "", object_phrase(raw, zh=True)
+        r"(?:了|啦|呢|啊|呀|哦|的事|的事情|的话题|这件事|这个话题)+$", "", object_phrase(raw, PHRASING)
     )
 
 
@@ -106,7 +107,7 @@ def _taboo(m: re.Match[str], clause: str) -> list[Finding] | None:
     obj = _object(m["obj"])
     if len(obj) < 2:
         return None
-    return listed(obj, True, lambda v: fact("style.taboo", v, polarity=NEGATIVE))
+    return listed(obj, PHRASING, lambda v: fact("style.taboo", v, polarity=NEGATIVE))
 
 
 # --- temporary states -----------------------------------------------------------------------------
@@ -167,14 +168,14 @@ def _situation(m: re.Match[str], clause: str) -> list[Finding]:
     r"^(?:请|以后|你)?(?:别|不要|不用)(?:再)?(?:给我|帮我|向我|跟我)?(?:推荐|推|发|安排)(?:了)?" + OBJ,
 )
 def _dislike(m: re.Match[str], clause: str) -> list[Finding] | None:
-    return listed(_object(m["obj"]), True, lambda v: liking(v, NEGATIVE))
+    return listed(_object(m["obj"]), PHRASING, lambda v: liking(v, NEGATIVE))
 
 
 @book.rule(r"^我?最(?:喜欢|爱)的(?P<cat>[^，,。是]{1,6})是" + OBJ)
 def _favourite(m: re.Match[str], clause: str) -> list[Finding] | None:
     topic = preference_slot(normalize_value(m["cat"]))
     slot = topic if topic != "preference.general" else None
-    return listed(_object(m["obj"]), True, lambda v: liking(v, slot=slot))
+    return listed(_object(m["obj"]), PHRASING, lambda v: liking(v, slot=slot))
 
 
 @book.rule(
@@ -182,7 +183,7 @@ def _favourite(m: re.Match[str], clause: str) -> list[Finding] | None:
     S + r"对(?P<obj>[^，,。]+?)(?:很|特别|非常|挺|比较)?(?:感兴趣|有兴趣)",
 )
 def _like(m: re.Match[str], clause: str) -> list[Finding] | None:
-    return listed(_object(m["obj"]), True, lambda v: liking(v))
+    return listed(_object(m["obj"]), PHRASING, lambda v: liking(v))
 
 
 # --- plans, goals, lessons ------------------------------------------------------------------------

@@ -203,6 +203,29 @@ def test_slot_conclusions_drift_and_digests_keep_no_values():
     assert drift(before, after) == 1.0  # food changed, allergy is new: both of the two slots moved
 
 
+def test_slot_conclusions_of_the_drift_metric_are_those_of_the_profile_the_api_returns():
+    from datetime import UTC, datetime
+
+    from actors.core.profile import ProfileBuilder
+    from jobs.profiles import slot_conclusions
+
+    gate = engine()
+    for session in ("s1", "s2"):
+        gate.write(food("ramen", session, f"d-{session}"))
+    gate.write(food("durian", "s1", "d9"))  # pending, yet the profile lists it
+    gate.write(cand("I live in Hangzhou", "s1", "h1", slot="basic.residence", value="hangzhou"))
+    gate.write(cand("I live in Suzhou", "s2", "h2", slot="basic.residence", value="suzhou"))
+    profile = ProfileBuilder(GatePolicy(), datetime.now(UTC)).build("u", gate.active(), [])
+    shown = {
+        s.slot: sorted(
+            {c.value if c.polarity is Polarity.POSITIVE else f"not {c.value}" for c in s.conclusions}
+        )
+        for s in profile.slots
+    }
+    assert slot_conclusions(gate.active()) == shown
+    assert shown["preference.food"] == ["durian", "ramen"] and len(shown["basic.residence"]) == 1
+
+
 def test_eviction_outcomes_count_an_eviction_undone_by_a_later_restore_as_a_miss():
     from datetime import UTC, datetime
 

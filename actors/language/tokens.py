@@ -1,0 +1,59 @@
+"""The tokenizer (docs/design.md#language-packs): the one place text becomes words, for search and for the
+write score. Each language pack reads the words of its own script; this module joins them.
+
+* ``tokenize`` — the search terms of a text (the keyword route's BM25, its documents and its queries):
+  every pack's terms of the casefolded text, in the registry's order, stop words dropped.
+* ``content_units`` — the words that carry meaning, for the write score's density, the gate's
+  restatement test and extraction's "is there anything here": each pack's units that are not
+  uninformative, numbers always; ``word_count`` weighs them (two Chinese characters make one word).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from actors.language.packs import PACKS
+from actors.language.text import is_han
+
+_NUMBER = r"\d+(?:[.,:/-]\d+)*"
+_MARKER = re.compile(r"\[(?:REDACTED|FILTERED):[a-z_]+\]")
+_WORDS = tuple(pack.words for pack in PACKS.values())
+#: one alternative per pack and one for numbers; they start on disjoint characters, so order is moot
+_UNIT = re.compile("|".join([*(f"(?P<w{n}>{w.unit})" for n, w in enumerate(_WORDS)), f"(?P<num>{_NUMBER})"]))
+
+
+def tokenize(text: str) -> list[str]:
+    return list(_tokens(text))
+
+
+@lru_cache(maxsize=65536)
+def _tokens(text: str) -> tuple[str, ...]:
+    """Cached: recall tokenizes every candidate memory on every query."""
+    lowered = text.casefold().replace("’", "'")
+    found: list[str] = []
+    for words in _WORDS:
+        found.extend(words.terms(lowered))
+    return tuple(found)
+
+
+def content_units(text: str) -> list[str]:
+    """Words that carry meaning: each language's units outside its uninformative words, and numbers."""
+    text = _MARKER.sub(" ", text)
+    units = []
+    for m in _UNIT.finditer(text):
+        token = m.group()
+        if m.lastgroup == "num":
+            units.append(token.casefold())
+            continue
+        words = _WORDS[int(m.lastgroup[1:])]
+        unit = token.casefold() if words.casefold else token
+        if unit not in words.uninformative and len(unit) >= words.min_unit_chars:
+            units.append(unit)
+    return units
+
+
+def word_count(units: list[str]) -> float:
+    """How many words the units make: two Chinese characters count as one word."""
+    han = sum(1 for u in units if is_han(u))
+    return (len(units) - han) + han / 2

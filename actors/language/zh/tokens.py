@@ -1,0 +1,23 @@
+"""Chinese words for search: each run of Han ideographs cut into words by jieba, stop words dropped."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from actors.language.text import han_runs
+from actors.language.zh.stopwords import STOP_WORDS
+
+
+@cache
+def jieba():
+    import jieba
+
+    jieba.setLogLevel(60)
+    return jieba
+
+
+def terms(lowered: str) -> list[str]:
+    found: list[str] = []
+    for run in han_runs(lowered):
+        found.extend(w for w in jieba().lcut(run) if w.strip() and w not in STOP_WORDS)
+    return found
