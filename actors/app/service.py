@@ -14,6 +14,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from typing import overload
 
 import numpy as np
 
@@ -48,6 +49,14 @@ def cleaned_text(text: str) -> Neutralized:
     """Caller-written text as it may be stored: secrets and identifiers redacted, invisible characters
     dropped, instruction-like spans flagged (the extractor does the same for conversation turns)."""
     return neutralize_injection(redact(text).text)
+
+
+@overload
+def as_vector(blob: bytes) -> np.ndarray: ...
+
+
+@overload
+def as_vector(blob: bytes | None) -> np.ndarray | None: ...
 
 
 def as_vector(blob: bytes | None) -> np.ndarray | None:

@@ -88,7 +88,7 @@ class Claim:
         return single and other.polarity is self.polarity
 
 
-def _standing_order(claim: Claim) -> tuple:
+def _standing_order(claim: Claim) -> tuple[int, int, float, float]:
     """Frozen over confirmed over pending, then more sessions, then the incumbent (earliest stated)."""
     return claim.standing, claim.sessions, -claim.first_stated.timestamp(), claim.support
 

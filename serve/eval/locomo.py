@@ -109,7 +109,9 @@ class MemorySystem:
                 for u in session.utterances
             ]
             for start in range(0, len(turns), api.MAX_TURNS_PER_BATCH):
-                clock.now = turns[min(start + api.MAX_TURNS_PER_BATCH, len(turns)) - 1].at
+                last = turns[min(start + api.MAX_TURNS_PER_BATCH, len(turns)) - 1].at
+                assert last is not None  # every turn carries its utterance's time
+                clock.now = last
                 svc.write_turns(
                     api.WriteTurnsRequest(
                         session_id=f"{user_id_for(conversation.sample_id)}-s{session.number}",

@@ -12,12 +12,14 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, delete, or_, select
+from sqlalchemy import Select, and_, delete, or_, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from actors.core.memory import MemoryItem, utcnow
 from actors.store.sql.tables import (
@@ -51,6 +53,12 @@ class CohortFeature:
 
 class JobRecords:
     """Mixed into ``MemoryStore``: relies on its ``_reading`` / ``_writing`` sessions."""
+
+    if TYPE_CHECKING:  # MemoryStore's, declared for the type checker
+
+        def _reading(self, operation: str) -> AbstractContextManager[Session]: ...
+        def _writing(self, operation: str) -> AbstractContextManager[Session]: ...
+        def _items(self, operation: str, query: Select[Any]) -> list[MemoryItem]: ...
 
     # ------------------------------------------------------------------------------------- leases
 
@@ -194,7 +202,9 @@ class JobRecords:
 
     # ----------------------------------------------------------------------------- archive history
 
-    def archive_moves(self, tenant_id: str, user_id: str, since: datetime) -> list[tuple[str, str, datetime]]:
+    def archive_moves(
+        self, tenant_id: str, user_id: str, since: datetime
+    ) -> list[tuple[str | None, str, datetime]]:
         """(memory_id, "archive" | "restore", at) of the user since ``since``, oldest first."""
         query = (
             select(AuditEventRow.memory_id, AuditEventRow.action, AuditEventRow.at)
