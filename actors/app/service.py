@@ -20,6 +20,7 @@ import numpy as np
 
 from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
+from actors.app import responses
 from actors.app.maintenance import ServiceMaintenance
 from actors.core.context import render_session_context
 from actors.core.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput
@@ -29,9 +30,9 @@ from actors.core.memory import Candidate, GateChanges, MemoryItem, content_hash,
 from actors.core.profile import ProfileBuilder
 from actors.core.recall.engine import RecallEngine
 from actors.core.recall.view import ActiveView, ArchiveView
+from actors.core.records import CohortFeature
 from actors.language.extraction import Extractor, RuleExtractor, Turn
 from actors.language.redaction import Neutralized, neutralize_injection, redact
-from actors.store.sql.jobs import CohortFeature
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore
 from schemas import api
@@ -326,7 +327,7 @@ class UserMemoryService(ServiceMaintenance):
     def start_session(self, request: api.StartSessionRequest) -> api.SessionContext:
         stored = self.store.session_snapshot(self.tenant_id, self.user_id, request.session_id)
         if stored is None:
-            context = render_session_context(
+            snapshot = render_session_context(
                 self.engine.active(),
                 self.policy,
                 request.session_id,
@@ -334,9 +335,9 @@ class UserMemoryService(ServiceMaintenance):
                 budget_chars=request.budget_chars,
                 cohort=self._cohort_seed(),
             )
-            text = self.store.save_session_snapshot(
-                self.tenant_id, self.user_id, request.session_id, context.model_dump_json()
-            )
+            rendered = responses.session_context(snapshot).model_dump_json()
+            session_id = request.session_id
+            text = self.store.save_session_snapshot(self.tenant_id, self.user_id, session_id, rendered)
         else:
             text = stored
         return api.SessionContext.model_validate_json(text)
@@ -352,7 +353,7 @@ class UserMemoryService(ServiceMaintenance):
         with span("profile.build"):
             history = self.store.slot_history(self.tenant_id, self.user_id)
             builder = ProfileBuilder(self.policy, self.clock())
-            return builder.build(self.user_id, self.engine.active(), history)
+            return responses.user_profile(builder.build(self.user_id, self.engine.active(), history))
 
     # ------------------------------------------------------------------ inspection and explicit control
 

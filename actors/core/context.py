@@ -24,10 +24,9 @@ from datetime import datetime
 from typing import cast
 
 from actors.core.memory import MemoryItem
+from actors.core.records import CohortFeature, SessionContextSnapshot
 from actors.core.slots import SLOTS, is_style, spec
 from actors.language.lexicon import surface_form
-from actors.store.sql.jobs import CohortFeature
-from schemas import api
 from schemas.enums import Kind, Layer, Polarity
 from schemas.settings import GatePolicy
 
@@ -151,7 +150,7 @@ def render_session_context(
     now: datetime,
     budget_chars: int | None = None,
     cohort: Sequence[CohortFeature] = (),
-) -> api.SessionContext:
+) -> SessionContextSnapshot:
     budget = budget_chars or policy.context_budget_chars
     frozen = sorted((i for i in active if i.is_frozen), key=lambda i: (*_slot_rank(i), i.memory_id))
     longterm = [i for i in active if i.layer is Layer.LONGTERM and i.kind is not Kind.STATE]
@@ -180,7 +179,7 @@ def render_session_context(
         if body:
             sections[name] = body
     text = fit("\n\n".join(f"{HEADERS[n]}\n{b}" for n, b in sections.items()).split("\n"), budget)
-    return api.SessionContext(
+    return SessionContextSnapshot(
         session_id=session_id,
         created_at=now,
         text=text,

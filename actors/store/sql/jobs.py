@@ -13,7 +13,6 @@ import time
 import uuid
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from actors.core.memory import MemoryItem, utcnow
+from actors.core.records import CohortFeature
 from actors.store.sql.tables import (
     AuditEventRow,
     CohortFeatureRow,
@@ -30,7 +30,7 @@ from actors.store.sql.tables import (
     ProfileSnapshotRow,
     UserLeaseRow,
 )
-from schemas.enums import ACTIVE_STATES, Layer, Polarity
+from schemas.enums import ACTIVE_STATES, Layer
 
 #: audit actions that move an item into, or out of, the archive
 ARCHIVE_MOVES = ("archive", "restore")
@@ -39,16 +39,6 @@ INDEXED = or_(
     and_(MemoryItemRow.state.in_(ACTIVE_STATES), MemoryItemRow.layer != Layer.ARCHIVE),
     MemoryItemRow.layer == Layer.ARCHIVE,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class CohortFeature:
-    slot: str
-    polarity: Polarity
-    value: str
-    users: int
-    cohort_size: int
-    share: float
 
 
 class JobRecords:
