@@ -51,13 +51,13 @@ class E5Embedder:
         self._set_threads: Any = None  # its omp_set_num_threads (ctypes)
         self._load_lock = threading.Lock()
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, int | None]:
         return {"num_threads": self._requested_threads}
 
-    def __setstate__(self, state: dict) -> None:
+    def __setstate__(self, state: dict[str, int | None]) -> None:
         E5Embedder.__init__(self, state["num_threads"])
 
-    def _loaded(self):
+    def _loaded(self) -> Any:
         if self._model is None:
             with self._load_lock:
                 if self._model is None:
@@ -76,10 +76,12 @@ class E5Embedder:
         return self._model
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
-        return self._loaded().passage(list(texts)).reshape(-1, self.dim)
+        vectors: np.ndarray = self._loaded().passage(list(texts)).reshape(-1, self.dim)
+        return vectors
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        return self._loaded().query(list(texts)).reshape(-1, self.dim)
+        vectors: np.ndarray = self._loaded().query(list(texts)).reshape(-1, self.dim)
+        return vectors
 
 
 _WORD = re.compile(r"\w+")

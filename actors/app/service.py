@@ -14,7 +14,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from actors.core.context import render_session_context
 from actors.core.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput
 from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine, Outcome
-from actors.core.memory import Candidate, GateChanges, MemoryItem, content_hash, utcnow
+from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.core.profile import ProfileBuilder
 from actors.core.recall.engine import RecallEngine
 from actors.core.recall.view import ActiveView, ArchiveView
@@ -236,7 +236,7 @@ class UserMemoryService(ServiceMaintenance):
             return np.asarray(self.embedder.embed_passages(texts), dtype=np.float32)
 
     def _commit(
-        self, changes: GateChanges, *, index_items: Iterable[MemoryItem] | None = None, **kwargs
+        self, changes: GateChanges, *, index_items: Iterable[MemoryItem] | None = None, **kwargs: Any
     ) -> None:
         """Commit under the fence with any pending recall heat; stage ``index_items`` (default: every upserted
         item) in the vector-index outbox."""
@@ -290,7 +290,7 @@ class UserMemoryService(ServiceMaintenance):
         stored = self.store.applied_result(self.tenant_id, self.user_id, request_id)
         return None if stored is None else api.WriteResult.model_validate(stored)
 
-    def _result(self, outcomes: list[Outcome], ignored: int, alerts) -> api.WriteResult:
+    def _result(self, outcomes: list[Outcome], ignored: int, alerts: list[Alert]) -> api.WriteResult:
         return api.WriteResult(
             user_id=self.user_id,
             outcomes=[
@@ -318,7 +318,7 @@ class UserMemoryService(ServiceMaintenance):
             self._queries.move_to_end(query)
             return cached
         with span("embedder.embed_queries"):
-            vector = np.asarray(self.embedder.embed_queries([query]), dtype=np.float32)[0]
+            vector: np.ndarray = np.asarray(self.embedder.embed_queries([query]), dtype=np.float32)[0]
         self._queries[query] = vector
         if len(self._queries) > QUERY_CACHE_SIZE:
             self._queries.popitem(last=False)
