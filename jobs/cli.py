@@ -214,7 +214,7 @@ def _list_runs(args: argparse.Namespace) -> int:
 
     store = MemoryStore.from_settings(settings_for(args.home))
     try:
-        for run in store.runs(args.job, limit=args.limit):
+        for run in store.jobs.runs(args.job, limit=args.limit):
             print(json.dumps(run, default=str, ensure_ascii=False))
     finally:
         store.dispose()

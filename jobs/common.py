@@ -174,7 +174,7 @@ class UserRunner:
         self, tenant_id: str, user_id: str, operation: Callable[[MaintenanceOperations], T]
     ) -> UserOutcome:
         """``operation(service)`` calls one maintenance operation, e.g. ``lambda s: s.consolidate()``."""
-        if not self.store.acquire_lease(tenant_id, user_id, self.holder, LEASE_SECONDS):
+        if not self.store.jobs.acquire_lease(tenant_id, user_id, self.holder, LEASE_SECONDS):
             raise UserBusy(f"user {user_id!r} of {tenant_id!r} is held by another job")
         try:
             for attempt in (1, 2):
@@ -185,7 +185,7 @@ class UserRunner:
                     if attempt == 2:
                         raise UserBusy(f"user {user_id!r} of {tenant_id!r} is too busy to maintain") from None
         finally:
-            self.store.release_lease(tenant_id, user_id, self.holder)
+            self.store.jobs.release_lease(tenant_id, user_id, self.holder)
         raise AssertionError("unreachable")
 
     def _service(self, tenant_id: str, user_id: str) -> UserMemoryService:
@@ -228,7 +228,7 @@ class JobRun:
 def job_run(store: MemoryStore, job: str, params: dict[str, Any]) -> Iterator[JobRun]:
     """Record the run (``job_runs``) and trace it: the root span ``job.<name>``, whose context the workers
     receive. The run ends ``succeeded`` with ``run.report``, or ``failed`` with the error."""
-    run = JobRun(store.start_run(job, params), {}, {})
+    run = JobRun(store.jobs.start_run(job, params), {}, {})
     started = time.monotonic()
     with span(f"job.{job}", run_id=run.run_id) as root:
         run.trace_context = inject_context()
@@ -236,7 +236,7 @@ def job_run(store: MemoryStore, job: str, params: dict[str, Any]) -> Iterator[Jo
             yield run
         except BaseException as exc:
             error = f"{type(exc).__name__}: {exc}"[:500]
-            store.finish_run(run.run_id, "failed", {**run.report, "error": error})
+            store.jobs.finish_run(run.run_id, "failed", {**run.report, "error": error})
             raise
         seconds = time.monotonic() - started
         run.report = {"run_id": run.run_id, **run.report, "seconds": round(seconds, 2)}
@@ -245,7 +245,7 @@ def job_run(store: MemoryStore, job: str, params: dict[str, Any]) -> Iterator[Jo
         for key, value in run.report.items():
             if isinstance(value, int | float | str):
                 root.set_attribute(f"report.{key}", value)
-    store.finish_run(run.run_id, "succeeded", run.report)
+    store.jobs.finish_run(run.run_id, "succeeded", run.report)
     log.info("%s %s: %s", job, run.run_id, run.report)
 
 

@@ -67,13 +67,14 @@ class ConsolidateUsers:
             for row in rows:
                 by_tenant[row["tenant_id"]].append(row)
             for tenant_id, tenant_rows in by_tenant.items():
-                previous = self.runner.store.profile_digests(tenant_id, [r["user_id"] for r in tenant_rows])
+                user_ids = [r["user_id"] for r in tenant_rows]
+                previous = self.runner.store.jobs.profile_digests(tenant_id, user_ids)
                 current: dict[str, dict[str, str]] = {}
                 for row in tenant_rows:
                     figures, current[row["user_id"]] = self._one(tenant_id, row["user_id"], previous)
                     for key, value in {**row, **figures}.items():
                         out[key].append(value)
-                self.runner.store.save_profile_digests(tenant_id, current, self.run_id)
+                self.runner.store.jobs.save_profile_digests(tenant_id, current, self.run_id)
         return dict(out)
 
     def _one(
@@ -89,7 +90,7 @@ class ConsolidateUsers:
             active = store.load_active(tenant_id, user_id)
         digests = profiles.digests(profiles.slot_conclusions(active))
         drift = profiles.drift(previous.get(user_id), digests)
-        moves = store.archive_moves(tenant_id, user_id, since=utcnow() - self.hit_window)
+        moves = store.jobs.archive_moves(tenant_id, user_id, since=utcnow() - self.hit_window)
         evictions = profiles.eviction_outcomes(moves)
         figures: dict[str, Any] = {name: int(counts.get(name, 0)) for name in COUNT_FIELDS}
         figures |= {

@@ -113,7 +113,7 @@ def run(
             progress.close()
             features = publishable(claims, cohort_sizes, min_cohort)
             for tenant in tenants:  # consenting tenants get fresh features, the others none
-                store.replace_cohort_features(tenant, features.get(tenant, []))
+                store.jobs.replace_cohort_features(tenant, features.get(tenant, []))
             published = sum(len(f) for f in features.values())
             current.report = {
                 "tenants_consenting": len(consenting),

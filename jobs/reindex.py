@@ -126,17 +126,17 @@ def reindex_tenant(
         # index first, SQL second: a live write commits before it upserts, so any row it indexed by now is
         # in this SQL read too, and is never taken for a stray
         indexed = index.ids(tenant_id)
-        current = store.indexed_versions(tenant_id)
+        current = store.jobs.indexed_versions(tenant_id)
         strays = sorted(indexed - set(current))
         if strays:
             index.delete(tenant_id, strays)
     with span("reindex.catch_up", tenant_id=tenant_id):
         moved = [memory_id for memory_id, version in current.items() if written.get(memory_id) != version]
-        caught_up = store.items_by_id(tenant_id, moved)
+        caught_up = store.jobs.items_by_id(tenant_id, moved)
         if caught_up:
             index.upsert(tenant_id, vector_rows([_record(i) for i in caught_up], embedder))
     indexed = index.ids(tenant_id)
-    expected = set(store.indexed_versions(tenant_id))
+    expected = set(store.jobs.indexed_versions(tenant_id))
     return {
         "rows": len(written),
         "strays_deleted": len(strays),
@@ -159,7 +159,7 @@ def run(
         tenants = resolve_tenants(store, tenants)
         workers = parallelism or cluster_cpus()
         with job_run(store, JOB, {"tenants": tenants, "parallelism": workers}) as current:
-            total = sum(len(store.indexed_versions(t)) for t in tenants)
+            total = sum(len(store.jobs.indexed_versions(t)) for t in tenants)
             progress = Progress(JOB, total, bar=progress_bar, unit="row")
             per_tenant = {
                 tenant: reindex_tenant(settings, store, tenant, current.trace_context, workers, progress)

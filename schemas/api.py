@@ -201,14 +201,14 @@ class WriteResult(BaseModel):
 
 
 class ScoreBreakdown(BaseModel):
+    #: the semantic route's score (0 when it did not find the memory)
     semantic: float
     time_decay: float
     importance: float
-    keyword: float = 0.0
-    slot: float = 0.0
-    #: hop level when reached through the relation route (hop 1 > hop 2)
-    relation: float = 0.0
-    #: the blended route scores that enter the fusion as its semantic term
+    #: each route's score for the memory, by route name ("semantic", "keyword", "slot", "relation" at its
+    #: hop level, "session" …): only the routes that scored it
+    routes: dict[str, float] = Field(default_factory=dict)
+    #: the route scores folded into the fusion's semantic term
     relevance: float = 0.0
     boosts: dict[str, float] = Field(default_factory=dict)
     total: float

@@ -14,8 +14,6 @@ from pydantic import AfterValidator
 
 TENANT_ID_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,47}$"
 USER_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$"
-SESSION_ID_PATTERN = USER_ID_PATTERN
-DIALOG_ID_PATTERN = USER_ID_PATTERN
 MEMORY_ID_PATTERN = r"^m_[0-9a-f]{32}$"
 ALERT_ID_PATTERN = r"^a_[0-9a-f]{32}$"
 

@@ -74,7 +74,7 @@ class GatePolicy(BaseModel):
         30, ge=1, description="consolidation archives pending items idle this long, below the write threshold"
     )
     compress_batch: int = Field(20, ge=2, description="oldest working items looked at per compression")
-    top_k: int = Field(8, ge=1, le=100)
+    top_k: int = Field(8, ge=1, le=50, description="recall hits when a request names no k")
     memory_block_chars: int = 2200
     user_block_chars: int = 1375
     context_budget_chars: int = 4000

@@ -229,7 +229,7 @@ class _Call:
         if self.headers:
             kwargs["headers"] = self.headers
         if isinstance(self.body, BaseModel):
-            kwargs["json"] = self.body.model_dump(mode="json", exclude_none=True)
+            kwargs["json"] = self.body.model_dump(mode="json", exclude_none=True, exclude_unset=True)
         elif self.body is not None:
             kwargs["json"] = self.body
         return kwargs

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, overload
 
@@ -21,15 +21,15 @@ import numpy as np
 from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
 from actors.app import responses
-from actors.app.maintenance import ServiceMaintenance
+from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
 from actors.core.context import render_session_context
 from actors.core.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput
 from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine, Outcome
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.core.profile import ProfileBuilder
-from actors.core.recall.engine import RecallEngine
-from actors.core.recall.view import ActiveView, ArchiveView
+from actors.core.recall.engine import Hit, RecallEngine
+from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
 from actors.core.records import CohortFeature
 from actors.language.extraction import Extractor, RuleExtractor, Turn
 from actors.language.redaction import Neutralized, neutralize_injection, redact
@@ -64,7 +64,7 @@ def as_vector(blob: bytes | None) -> np.ndarray | None:
     return None if blob is None else np.frombuffer(blob, dtype=np.float32)
 
 
-class UserMemoryService(ServiceMaintenance):
+class UserMemoryService:
     def __init__(
         self,
         tenant_id: str,
@@ -93,8 +93,14 @@ class UserMemoryService(ServiceMaintenance):
         self._pending_access = GateChanges()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._view: ActiveView | None = None
+        self._tokenized = Tokenized()
         self._archive: ArchiveView | None = None
         self.engine = self._load()
+        self.maintenance = ServiceMaintenance(
+            engine=lambda: self.engine,
+            stored_item=lambda memory_id: self.store.get_item(self.tenant_id, self.user_id, memory_id),
+            commit=self._commit,
+        )
 
     def _load(self) -> GateEngine:
         with span("sql.load_active"):
@@ -105,15 +111,28 @@ class UserMemoryService(ServiceMaintenance):
         self._forget_derived()
         return engine
 
+    # ------------------------------------------------------------------ batch jobs (MaintenanceOperations)
+
+    def consolidate(self) -> dict[str, int]:
+        """One consolidation pass; what it did, by step (``actors.app.maintenance``)."""
+        return self.maintenance.consolidate()
+
+    def restore_archived(
+        self, memory_ids: Sequence[str], reason: str, actor: str = RESTORE_ACTOR
+    ) -> dict[str, list[str]]:
+        """Bring these archived items back to long-term while it has room (``actors.app.maintenance``)."""
+        return self.maintenance.restore_archived(memory_ids, reason, actor)
+
     def _forget_derived(self) -> None:
         """A new engine: the heat and recall structures derived from the old one's items go."""
         self._pending_access = GateChanges()
         self._view = self._archive = None
+        self._tokenized = Tokenized()
 
     def active_view(self) -> ActiveView:
         """The active items and their recall structures; rebuilt only after the items changed."""
         if self._view is None:
-            self._view = ActiveView(self.engine.active(), self.embedder.dim)
+            self._view = ActiveView(self.engine.active(), self.embedder.dim, self._tokenized)
         return self._view
 
     def archive_view(self) -> ArchiveView:
@@ -133,8 +152,10 @@ class UserMemoryService(ServiceMaintenance):
     def resident_bytes(self) -> int:
         """Rough bytes this user holds in memory: items with their stored vectors, the recall matrix, keyword
         postings and entity graph (calibrated with tracemalloc on a full user: docs/benchmarks.md)."""
-        per_item = 2600 + 2 * 4 * self.embedder.dim
-        archived = 0 if self._archive is None else len(self._archive.items) * (2000 + 6 * self.embedder.dim)
+        # per active item: its own and its source turn's vector, and a row in each of the view's two matrices;
+        # per archived item: the two vectors and an int8 row
+        per_item = 2800 + 4 * 4 * self.embedder.dim
+        archived = 0 if self._archive is None else len(self._archive.items) * (2200 + 9 * self.embedder.dim)
         return len(self.engine.items) * per_item + archived
 
     # ------------------------------------------------------------------ writes
@@ -187,10 +208,13 @@ class UserMemoryService(ServiceMaintenance):
     def _apply_candidates(
         self, candidates: list[Candidate], request_id: str | None, ignored: int
     ) -> api.WriteResult:
-        vectors = self._embed([c.content for c in candidates])
+        turns = list(dict.fromkeys(c.source_text for c in candidates if c.source_text))
+        embedded = self._embed([c.content for c in candidates] + turns)
+        vectors = embedded[: len(candidates)]
+        turn_vectors = dict(zip(turns, embedded[len(candidates) :], strict=True))
         for attempt in (1, 2):
             try:
-                outcomes, changes = self._decide(candidates, vectors)
+                outcomes, changes = self._decide(candidates, vectors, turn_vectors)
                 result = self._result(outcomes, ignored, changes.alerts)
                 self._commit(changes, request_id=request_id, result=result.model_dump(mode="json"))
                 return result
@@ -200,7 +224,9 @@ class UserMemoryService(ServiceMaintenance):
                 self.engine = self._load()  # someone (a job) changed this user under the optimistic lock
         raise AssertionError("unreachable")
 
-    def _decide(self, candidates: list[Candidate], vectors: np.ndarray) -> tuple[list[Outcome], GateChanges]:
+    def _decide(
+        self, candidates: list[Candidate], vectors: np.ndarray, turn_vectors: dict[str, np.ndarray]
+    ) -> tuple[list[Outcome], GateChanges]:
         changes = GateChanges()
         outcomes: list[Outcome] = []
         with span("gate.write", candidates=len(candidates)):
@@ -210,6 +236,9 @@ class UserMemoryService(ServiceMaintenance):
                 for item in step.upserted.values():
                     if item.embedding is None and item.content_hash == content_hash(cand.content):
                         item.embedding = vector.astype(np.float32).tobytes()
+                    turn = turn_vectors.get(item.source_text or "")
+                    if item.source_embedding is None and turn is not None:
+                        item.source_embedding = turn.astype(np.float32).tobytes()
                 outcomes.append(outcome)
                 changes.merge(step)
                 if step.upserted:
@@ -276,7 +305,14 @@ class UserMemoryService(ServiceMaintenance):
             self._commit(GateChanges(), index_items=())
 
     def _fill_missing_embeddings(self, items: Iterable[MemoryItem]) -> None:
-        missing = [i for i in items if i.embedding is None and i.state is not State.DELETED]
+        items = [i for i in items if i.state is not State.DELETED]
+        for item in items:
+            if item.merged_from and item.source_embedding is None:
+                # a summary's turns: the mean of its sources' turn vectors (their own where they have none)
+                item.source_embedding = summary_vector(
+                    item, self.engine.items, lambda source: source.source_embedding or source.embedding
+                )
+        missing = [i for i in items if i.embedding is None]
         for item in missing:
             item.embedding = summary_vector(item, self.engine.items)
         missing = [i for i in missing if i.embedding is None]
@@ -306,11 +342,16 @@ class UserMemoryService(ServiceMaintenance):
     # ------------------------------------------------------------------ recall and sessions
 
     def recall(self, request: api.RecallRequest) -> api.RecallResponse:
+        if "k" not in request.model_fields_set:  # no k asked for: the tenant's default
+            request = request.model_copy(update={"k": self.policy.top_k})
         query_vector = self._embed_query(request.query)
-        hits = RecallEngine(self).recall(request, query_vector)
-        # heat changes no layer or state: batched, and nothing for the vector index
-        self._pending_access.merge(self.engine.record_access(h.memory.memory_id for h in hits))
-        return api.RecallResponse(query=request.query, hits=hits)
+        engine = RecallEngine(self.active_view(), self.archive_view, self.policy, self.clock())
+        hits = engine.recall(request.query, query_vector, request.k, request.include_archive)
+        response = api.RecallResponse(query=request.query, hits=[recall_hit(h) for h in hits])
+        # the answer shows the memories as they were found; their heat is batched (it changes no layer or
+        # state, and nothing for the vector index)
+        self._pending_access.merge(self.engine.record_access(h.item.memory_id for h in hits))
+        return response
 
     def _embed_query(self, query: str) -> np.ndarray:
         cached = self._queries.get(query)
@@ -346,7 +387,7 @@ class UserMemoryService(ServiceMaintenance):
         """The tenant's cohort features (``jobs.group_profiles``) for a user without a profile yet."""
         if self.engine.count(Layer.LONGTERM) or self.engine.count(Layer.CORE):
             return []
-        return self.store.cohort_features(self.tenant_id)
+        return self.store.jobs.cohort_features(self.tenant_id)
 
     def profile(self) -> api.UserProfile:
         """The USER profile: slot conclusions with confidence, backing ids and history; relations; state."""
@@ -459,3 +500,22 @@ class UserMemoryService(ServiceMaintenance):
         """An item this user owns: active from memory, anything else from SQL."""
         item = self.engine.items.get(memory_id)
         return item if item is not None else self.store.get_item(self.tenant_id, self.user_id, memory_id)
+
+
+def recall_hit(hit: Hit) -> api.RecallHit:
+    """A recalled memory as the API shows it, its scores rounded."""
+    breakdown = api.ScoreBreakdown(
+        semantic=round(hit.scores.get("semantic", 0.0), 4),
+        time_decay=round(hit.time_decay, 4),
+        importance=round(hit.item.importance, 4),
+        routes={route: round(score, 4) for route, score in hit.scores.items()},
+        relevance=round(hit.relevance, 4),
+        boosts=hit.boosts,
+        total=round(hit.total, 6),
+    )
+    return api.RecallHit(
+        memory=api.MemoryOut.model_validate(hit.item),
+        score=breakdown,
+        routes=sorted(hit.routes),
+        contradicts=hit.contradicts,
+    )

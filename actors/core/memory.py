@@ -62,6 +62,8 @@ class Candidate:
     observed_at: datetime = field(default_factory=utcnow)
     #: write score (information density, timeliness, emotion, repetition, task relevance), 0..1
     write_score: float = 0.5
+    #: the whole turn the content was extracted from (redacted), when the content is only part of it
+    source_text: str | None = None
 
 
 @dataclass(slots=True)
@@ -104,6 +106,10 @@ class MemoryItem:
     #: the content's embedding (float32 bytes): SQL keeps it so the vector index can be rebuilt without
     #: re-embedding, and the user's actor can find near-duplicates without a round trip
     embedding: bytes | None = field(default=None, repr=False)
+    #: the whole turn the content was cut from (redacted), and its embedding: recall matches a question
+    #: against the turn as well as against the extracted clause (docs/locomo.md, "Whole turns")
+    source_text: str | None = None
+    source_embedding: bytes | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not self.content_hash:

@@ -300,6 +300,8 @@ class RuleExtractor:
                 )
                 if speaker and candidate.content:
                     candidate.content = f"{speaker}: {candidate.content}"
+                whole = _trimmed(f"{speaker}: {text}" if speaker else text)
+                candidate.source_text = whole if whole != candidate.content else None
                 key = (candidate.slot or "", candidate.value, candidate.polarity.value)
                 if candidate.slot is None:
                     key = ("", candidate.content.casefold(), "")

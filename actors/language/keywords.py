@@ -74,34 +74,47 @@ class BM25:
     def __init__(self, documents: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75):
         self.k1, self.b = k1, b
         self.size = len(documents)
-        lengths = np.array([len(d) for d in documents], dtype=np.float64)
-        average = float(lengths.mean()) if self.size else 0.0
-        self._norm = k1 * (1 - b + b * lengths / average) if average else lengths
+        self.lengths = np.array([len(d) for d in documents], dtype=np.float64)
         counts: dict[str, dict[int, int]] = {}
         for n, doc in enumerate(documents):
             for term in doc:
                 per_doc = counts.setdefault(term, {})
                 per_doc[n] = per_doc.get(n, 0) + 1
-        self._postings = {
+        self.postings = {
             term: (np.fromiter(per_doc, np.int64, len(per_doc)), np.fromiter(per_doc.values(), np.float64))
             for term, per_doc in counts.items()
         }
-        self.idf = {
-            term: float(np.log(1 + (self.size - len(d) + 0.5) / (len(d) + 0.5))) for term, d in counts.items()
-        }
-        self._empty = average == 0
 
     def scores(self, query: Sequence[str]) -> np.ndarray:
-        result = np.zeros(self.size)
-        if self._empty:
-            return result
-        for term in set(query):
-            posting = self._postings.get(term)
-            if posting is None:
-                continue
-            docs, counts = posting
-            result[docs] += self.idf[term] * counts * (self.k1 + 1) / (counts + self._norm[docs])
+        return joint_scores([self], query)
+
+
+def joint_scores(parts: Sequence[BM25], query: Sequence[str]) -> np.ndarray:
+    """BM25 scores of the parts' documents one after the other, with the statistics (document count, average
+    length, document frequencies) of all of them together: the scores of one index over the concatenation,
+    while each part is built and kept on its own (the archive changes far less often than active memory)."""
+    size = sum(part.size for part in parts)
+    result = np.zeros(size)
+    total_length = float(sum(part.lengths.sum() for part in parts))
+    if not total_length:
         return result
+    k1, b = parts[0].k1, parts[0].b
+    average = total_length / size
+    offsets = np.cumsum([0] + [part.size for part in parts[:-1]])
+    for term in set(query):
+        found = [
+            (offset, part, part.postings[term])
+            for offset, part in zip(offsets, parts, strict=True)
+            if term in part.postings
+        ]
+        frequency = sum(len(docs) for _, _, (docs, _) in found)
+        if not frequency:
+            continue
+        idf = float(np.log(1 + (size - frequency + 0.5) / (frequency + 0.5)))
+        for offset, part, (docs, counts) in found:
+            norm = k1 * (1 - b + b * part.lengths[docs] / average)
+            result[offset + docs] += idf * counts * (k1 + 1) / (counts + norm)
+    return result
 
 
 _FOOD = ("basic.allergy", "basic.diet_restriction", "preference.food")

@@ -3,7 +3,8 @@
     hermes-memory up [--host H] [--port P] [--detach] [--timeout S]
     hermes-memory down [--timeout S]
     hermes-memory tenant create NAME [--display-name TEXT]
-    hermes-memory eval locomo --data FILE --out RANKED.jsonl [--k 50] [--system memory|bm25|dense|all]
+    hermes-memory eval locomo --data FILE --out RANKED.jsonl [--k 50] [--system memory|bm25|dense|fused|all]
+                              [--holdout SAMPLE_ID,...]
     hermes-memory jobs consolidate|group-profiles|restore|reindex [--tenant T ...] [job options]
     hermes-memory jobs runs [--job JOB]
     hermes-memory version
@@ -99,7 +100,8 @@ def _cmd_eval_locomo(args: argparse.Namespace) -> int:
     from serve.eval import locomo  # heavy imports (embedder, Milvus) only for this command
 
     systems = list(locomo.SYSTEMS) if args.system == "all" else [args.system]
-    locomo.run(args.data, args.out, k=args.k, systems=systems)
+    holdout = frozenset(filter(None, (args.holdout or "").split(",")))
+    locomo.run(args.data, args.out, k=args.k, systems=systems, holdout=holdout)
     return 0
 
 
@@ -163,10 +165,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     locomo.add_argument(
         "--system",
-        choices=["memory", "bm25", "dense", "all"],
+        choices=["memory", "bm25", "dense", "fused", "all"],
         default="memory",
-        help="what ranks: the memory service (default), a raw-turn baseline, or all three "
-        "(baselines then write beside --out as NAME.bm25.jsonl, NAME.dense.jsonl)",
+        help="what ranks: the memory service (default), a raw-turn baseline, or all four "
+        "(baselines then write beside --out as NAME.bm25.jsonl, NAME.dense.jsonl, NAME.fused.jsonl)",
+    )
+    locomo.add_argument(
+        "--holdout",
+        metavar="SAMPLE_ID,...",
+        help="conversations kept out of tuning: figures are printed for them and for the rest apart",
     )
     locomo.set_defaults(run=_cmd_eval_locomo)
 

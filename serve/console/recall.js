@@ -1,11 +1,12 @@
 // The recall playground: run a query as the agent would and see why each hit ranks where it does. The
 // total is (semantic weight × relevance + decay weight × time decay + importance weight × importance),
-// times any boosts (frozen, negative, archive); the stacked bar draws those three weighted parts.
+// times any boosts (frozen, negative); the stacked bar draws those three weighted parts, and one bar per
+// route draws that route's score.
 
 import { api, userPath } from "./api.js";
 import { badge, bar, fmt, guard, h, memoryLink, replaceChildren } from "./dom.js";
 
-const SIGNALS = ["semantic", "keyword", "slot", "relation", "relevance", "time_decay", "importance"];
+const SIGNALS = ["relevance", "time_decay", "importance"];
 
 function contributions(score, fusion) {
   const parts = [
@@ -43,6 +44,7 @@ function hitCard(userId, hit, rank, fusion, maxTotal) {
       bar("total", score.total / maxTotal, fmt.num(score.total, 3), "total"),
       contributions(score, fusion),
       boosts.length ? h("div", { class: "small boosts" }, "boosts ", boosts.map(([name, f]) => badge(`${name} ×${fmt.num(f)}`, "info"))) : null,
+      Object.entries(score.routes).map(([name, value]) => bar(name, value, fmt.num(value, 3), `signal-${name}`)),
       SIGNALS.map((name) => bar(name, score[name], fmt.num(score[name], 3), `signal-${name}`)),
     ),
   );

@@ -1,6 +1,7 @@
 """``hermes-memory eval locomo``: LoCoMo retrieval through the real memory path, next to two plain baselines.
 
-    hermes-memory eval locomo --data FILE --out RANKED.jsonl [--k 50] [--system memory|bm25|dense|all]
+    hermes-memory eval locomo --data FILE --out RANKED.jsonl [--k 50] [--system memory|bm25|dense|fused|all]
+                              [--holdout SAMPLE_ID,...]
 
 For the ``memory`` system each conversation becomes one user of a fresh tenant, ingested session by session
 through ``UserMemoryService.write_turns`` — rule extraction, both gates and the default capacities (working
@@ -13,7 +14,8 @@ sources, in order).
 
 Output: one JSON line per question, ``{"sample_id", "question_index", "ranked_dia_ids"}``. When the file
 carries evidence, recall figures per category are printed (``serve.eval.metrics``); the ranking itself
-never reads evidence or answers (``serve.eval.data``).
+never reads evidence or answers (``serve.eval.data``). ``--holdout`` names conversations kept out of
+tuning: the figures are then printed for the tuned part, the held-out part and the whole file.
 """
 
 from __future__ import annotations
@@ -34,11 +36,11 @@ from actors.app.service import UserMemoryService
 from actors.store.sql.store import MemoryStore
 from schemas import api
 from schemas.settings import GatePolicy
-from serve.eval.baselines import BM25Baseline, DenseBaseline
+from serve.eval.baselines import BM25Baseline, DenseBaseline, FusedBaseline
 from serve.eval.data import Conversation, load_conversations
-from serve.eval.metrics import load_evidence, score, table
+from serve.eval.metrics import Figures, load_evidence, score, table
 
-SYSTEMS = ("memory", "bm25", "dense")
+SYSTEMS = ("memory", "bm25", "dense", "fused")
 TENANT = "locomo"
 QUESTION_DELAY = timedelta(days=1)
 
@@ -172,7 +174,11 @@ def _print(message: str) -> None:
 
 
 def _rankers(systems: list[str], embedder: Embedder, stack: ExitStack) -> dict:
-    rankers: dict = {"bm25": BM25Baseline(), "dense": DenseBaseline(embedder)}
+    rankers: dict = {
+        "bm25": BM25Baseline(),
+        "dense": DenseBaseline(embedder),
+        "fused": FusedBaseline(embedder),
+    }
     if "memory" in systems:  # only the memory system needs SQL
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="hermes-locomo-")))
         store = stack.enter_context(memory_backend(workdir))
@@ -186,14 +192,15 @@ def run(
     k: int = 50,
     systems: list[str] | None = None,
     log: Callable[[str], None] = _print,
+    holdout: frozenset[str] = frozenset(),
 ) -> dict:
-    """Rank every question with each system, write the rankings, and return the figures (empty without
-    evidence in the file)."""
+    """Rank every question with each system, write the rankings, and return the figures of the whole file
+    (empty without evidence in it); with ``holdout``, also print those of the tuned and held-out parts."""
     systems = systems or ["memory"]
     conversations = load_conversations(data)
     embedder = CachingEmbedder(E5Embedder())
     graded = load_evidence(data)
-    figures = {}
+    figures: dict[str, dict[str, Figures]] = {}  # part of the file → system → figures
     with ExitStack() as stack:
         rankers = _rankers(systems, embedder, stack)
         for system in systems:
@@ -207,8 +214,24 @@ def run(
                 )
             lines = write_rankings(_out_path(out, system, systems), conversations, rankings)
             if graded:
-                figures[system] = score(lines, graded)
-    if figures:
-        log("\nevidence recall@10 (R@10) and session recall_any@5 (S@5); category 5 skipped")
-        log(table(figures))
-    return figures
+                for part, keep in _parts(holdout).items():
+                    chosen = [line for line in lines if keep(line["sample_id"])]
+                    figures.setdefault(part, {})[system] = score(chosen, graded)
+    for part, results in figures.items():
+        log(f"\n{part}: evidence recall@10 (R@10) and session recall_any@5 (S@5); category 5 skipped")
+        log(table(results))
+    return figures.get(WHOLE_FILE, {})
+
+
+WHOLE_FILE = "whole file"
+
+
+def _parts(holdout: frozenset[str]) -> dict[str, Callable[[str], bool]]:
+    """The parts of the file figures are printed for: the whole file, and with a holdout its two sides."""
+    if not holdout:
+        return {WHOLE_FILE: lambda _: True}
+    return {
+        "tuned on": lambda sample_id: sample_id not in holdout,
+        f"held out ({', '.join(sorted(holdout))})": lambda sample_id: sample_id in holdout,
+        WHOLE_FILE: lambda _: True,
+    }

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from serve.cli import main as cli
+from serve.eval import locomo as eval_locomo
+from serve.eval.baselines import reciprocal_rank_fusion
 from serve.eval.data import load_conversations
 from serve.eval.metrics import evidence_recall, load_evidence, score, session_recall_any
 
@@ -112,6 +114,24 @@ def test_reader_needs_none_of_the_graded_fields(tmp_path):
     assert load_evidence(tmp_path / "bare.json") == {}
 
 
+def test_reciprocal_rank_fusion_favours_what_both_rankings_place_high():
+    assert reciprocal_rank_fusion(["a", "b", "c"], ["b", "d", "a"]) == ["b", "a", "d", "c"]
+    assert reciprocal_rank_fusion(["a"], []) == ["a"]
+
+
+def test_a_holdout_is_scored_apart_from_the_tuned_conversations(tmp_path):
+    other = sample()
+    other["sample_id"] = "mini-2"
+    data = write(tmp_path / "two.json", [sample(), other])
+    printed: list[str] = []
+    figures = eval_locomo.run(
+        data, tmp_path / "r.jsonl", systems=["bm25"], log=printed.append, holdout=frozenset({"mini-2"})
+    )
+    headings = [line.strip().split(":")[0] for line in printed if "recall@10" in line]
+    assert headings == ["tuned on", "held out (mini-2)", "whole file"]
+    assert figures["bm25"].counts["overall"] == 8  # the whole file's figures are what run returns
+
+
 def test_metrics_per_category_skip_adversarial_questions(tmp_path):
     graded = load_evidence(write(tmp_path / "full.json", [sample()]))
     assert set(graded) == {("mini-1", 0), ("mini-1", 1), ("mini-1", 2), ("mini-1", 3)}
@@ -142,14 +162,14 @@ def test_the_command_ranks_with_the_memory_service_and_both_baselines(
         == 0
     )
     printed = capsys.readouterr().out
-    assert "memory R@10" in printed and "bm25 R@10" in printed and "dense R@10" in printed
+    assert all(f"{name} R@10" in printed for name in ("memory", "bm25", "dense", "fused"))
 
     memory = rankings(out)
     assert [(r["sample_id"], r["question_index"]) for r in memory] == [("mini-1", i) for i in range(5)]
     all_turns = {u.dia_id for u in load_conversations(data)[0].utterances}
     assert all(set(r["ranked_dia_ids"]) <= all_turns for r in memory)
     assert "D1:1" in memory[0]["ranked_dia_ids"][:3]  # "What is the name of Ana's dog?"
-    for name in ("bm25", "dense"):
+    for name in ("bm25", "dense", "fused"):
         baseline = rankings(tmp_path / f"ranked.{name}.jsonl")
         assert len(baseline) == 5 and all(len(r["ranked_dia_ids"]) == 9 for r in baseline)
 

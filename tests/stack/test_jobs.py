@@ -303,7 +303,7 @@ def test_reindex_after_vectors_were_deleted_by_hand_rebuilds_the_index(http, sta
 
         report = reindex.run(stack_settings, [tenant])
         assert report["agree"] and report["tenants"][tenant]["rows"] == 2
-        assert milvus.ids(tenant) == set(sql_store.indexed_versions(tenant))
+        assert milvus.ids(tenant) == set(sql_store.jobs.indexed_versions(tenant))
     finally:
         milvus.close()
     hits = {h["memory"]["memory_id"]: h["routes"] for h in _recall(http, key, "vera", query)}
@@ -402,16 +402,16 @@ def test_group_features_never_reveal_a_cohort_smaller_than_the_minimum(http, sta
     seed(sql_store, *[one for n in range(4) for one in _tastes(small, f"r{n}", ("preference.music", "jazz"))])
     from actors.store.sql.jobs import CohortFeature
 
-    sql_store.replace_cohort_features(
+    sql_store.jobs.replace_cohort_features(
         no_consent, [CohortFeature("preference.music", Polarity.POSITIVE, "jazz", 6, 6, 1.0)]
     )  # left from before consent ended
 
     report = group_profiles.run(stack_settings, [tenant, no_consent, small], min_cohort=5)
-    (jazz,) = sql_store.cohort_features(tenant)
+    (jazz,) = sql_store.jobs.cohort_features(tenant)
     assert (jazz.slot, jazz.value, jazz.users, jazz.cohort_size) == ("preference.music", "jazz", 5, 6)
-    assert sql_store.cohort_features(no_consent) == [] and sql_store.cohort_features(small) == []
+    assert sql_store.jobs.cohort_features(no_consent) == [] and sql_store.jobs.cohort_features(small) == []
     assert report["features_published"] == 1 and report["tenants_consenting"] == 2
-    assert all(f.users >= 5 for t in (tenant, small) for f in sql_store.cohort_features(t))
+    assert all(f.users >= 5 for t in (tenant, small) for f in sql_store.jobs.cohort_features(t))
 
     context = http.post("/v1/users/newbie/sessions", json={"session_id": "first"}, headers={"X-API-Key": key})
     assert context.status_code == 200, context.text

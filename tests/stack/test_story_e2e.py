@@ -194,6 +194,6 @@ def test_fifty_concurrent_writes_against_postgres(postgres_app):
     converge(settings)  # the hosts' outbox, applied to the Milvus server
     index = MilvusIndex(settings.milvus_uri, settings.milvus_collection, 384)
     try:
-        assert index.ids("pgtenant") == set(store.indexed_versions("pgtenant")) != set()
+        assert index.ids("pgtenant") == set(store.jobs.indexed_versions("pgtenant")) != set()
     finally:
         index.close()

@@ -4,21 +4,23 @@ so overflow shrinks working memory without losing where anything came from.
 """
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 
 import numpy as np
 
 from actors.core.memory import MemoryItem
 from actors.core.slots import spec
-from schemas.enums import Kind, Source, State
+from schemas.enums import Kind, Polarity, Source, State
 
 SUMMARY_MAX_CHARS = 1000
+#: the turns a summary's sources were said in, joined, for recall (``MemoryItem.source_text``)
+SUMMARY_TURNS_MAX_CHARS = 2000
 
 
 def plan_compression(oldest: list[MemoryItem]) -> list[list[MemoryItem]]:
     """Groups of two or more mergeable items; temporary states and unslotted items are never merged."""
-    groups: dict[tuple, list[MemoryItem]] = defaultdict(list)
+    groups: dict[tuple[str, Polarity, Kind], list[MemoryItem]] = defaultdict(list)
     for item in oldest:
         if item.slot is None or item.kind is Kind.STATE or item.is_frozen:
             continue
@@ -38,6 +40,7 @@ def merge_group(group: list[MemoryItem], now: datetime) -> MemoryItem:
         content = f"{head} — " + "; ".join(contents)
     else:
         content = "; ".join(contents)
+    turns = " ".join(dict.fromkeys(i.source_text or i.content for i in ordered))
     return MemoryItem(
         tenant_id=first.tenant_id,
         user_id=first.user_id,
@@ -61,16 +64,24 @@ def merge_group(group: list[MemoryItem], now: datetime) -> MemoryItem:
         updated_at=now,
         last_accessed_at=max(i.last_accessed_at for i in ordered),
         merged_from=[i.memory_id for i in ordered],
+        source_text=turns[:SUMMARY_TURNS_MAX_CHARS],
     )
 
 
-def summary_vector(summary: MemoryItem, items: Mapping[str, MemoryItem]) -> bytes | None:
+def summary_vector(
+    summary: MemoryItem,
+    items: Mapping[str, MemoryItem],
+    vector_of: Callable[[MemoryItem], bytes | None] = lambda source: source.embedding,
+) -> bytes | None:
     """A merged summary stands for the topic its sources share: the normalized mean of their vectors (no
-    model call — embedding the long joined text was most of a consolidation pass's cost). None when the
-    item is not a summary or a source's vector is unknown."""
+    model call — embedding the long joined text was most of a consolidation pass's cost); ``vector_of``
+    picks which vector of a source (its own by default). None when the item is not a summary or a source's
+    vector is unknown."""
     sources = [items.get(memory_id) for memory_id in summary.merged_from]
-    if not sources or any(s is None or s.embedding is None for s in sources):
+    found = [None if s is None else vector_of(s) for s in sources]
+    vectors = [v for v in found if v is not None]
+    if not sources or len(vectors) < len(sources):
         return None
-    mean = np.mean([np.frombuffer(s.embedding, dtype=np.float32) for s in sources], axis=0)
+    mean = np.mean([np.frombuffer(v, dtype=np.float32) for v in vectors], axis=0)
     norm = float(np.linalg.norm(mean))
     return None if norm == 0.0 else (mean / norm).astype(np.float32).tobytes()

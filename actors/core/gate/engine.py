@@ -5,68 +5,207 @@
 upsert, audit events, alerts); the caller commits them to SQL in one transaction before acknowledging, and
 reloads the engine if that commit fails.
 
-Write path, in the order the spec fixes: restatement (dedup → confirm instead of insert), then the
-frozen-conflict check, then the bounded capacity check, then insertion. The gates themselves live in
-``actors.core.gate.frozen`` and ``actors.core.gate.bounded``; shared bookkeeping in ``actors.core.gate.base``;
-the batch jobs' consolidation pass and archive restore in ``actors.core.gate.maintenance``.
+The engine is a composition of collaborators that share one ``Ledger`` (``actors.core.gate.ledger``: the
+items, the change set, the audit events and alerts — the one place that records a change):
+
+* ``BoundedGate`` (``bounded``): capacities, compression, eviction, decay, recall heat, restore, forget;
+* ``FrozenGate`` (``frozen``): confirm, the freeze rules, frozen conflicts, the audited unfreeze; it asks the
+  bounded gate for room in long-term, and the bounded gate hands the summaries it confirms to the frozen
+  gate's freeze rules through a callback;
+* ``Maintenance`` (``maintenance``): the batch jobs' consolidation pass and archive restore.
+
+The write path itself lives here, in the order the rules fix: restatement (dedup → confirm instead of
+insert), then the frozen-conflict check, then the bounded capacity check, then insertion.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 from actors.core.errors import InvalidInput
-from actors.core.gate.base import Outcome, union
 from actors.core.gate.bounded import BoundedGate
 from actors.core.gate.frozen import FREEZE_RULES, FrozenGate
-from actors.core.gate.maintenance import MaintenanceGate
+from actors.core.gate.ledger import Ledger, Outcome, union
+from actors.core.gate.maintenance import CONSOLIDATION_ACTOR, ConsolidationCounts, Maintenance
 from actors.core.gate.scoring import content_units
 from actors.core.gate.valuation import decay_score
-from actors.core.memory import Candidate, GateChanges, MemoryItem, content_hash
+from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.core.slots import spec
-from schemas.enums import AlertKind, Kind, Layer, Source, State
+from schemas.enums import AlertKind, Kind, Layer, Polarity, Source, State
+from schemas.settings import GatePolicy
 
 __all__ = ["FREEZE_RULES", "GateEngine", "Outcome"]
 
 
-class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
+class GateEngine:
+    def __init__(
+        self,
+        tenant_id: str,
+        user_id: str,
+        policy: GatePolicy,
+        items: Iterable[MemoryItem] = (),
+        clock: Callable[[], datetime] = utcnow,
+    ):
+        self.ledger = Ledger(tenant_id, user_id, policy, items, clock)
+        self.bounded = BoundedGate(self.ledger, on_confirmed=self._freeze_if_due)
+        self.frozen = FrozenGate(self.ledger, self.bounded)
+        self.maintenance = Maintenance(self.ledger, self.bounded, self.frozen)
+
+    def _freeze_if_due(self, item: MemoryItem, actor: str) -> None:
+        self.frozen.freeze_if_due(item, actor)
+
+    # ------------------------------------------------------------------ the user's memory (the ledger)
+
+    @property
+    def tenant_id(self) -> str:
+        return self.ledger.tenant_id
+
+    @property
+    def user_id(self) -> str:
+        return self.ledger.user_id
+
+    @property
+    def items(self) -> dict[str, MemoryItem]:
+        return self.ledger.items
+
+    @property
+    def policy(self) -> GatePolicy:
+        return self.ledger.policy
+
+    @policy.setter
+    def policy(self, policy: GatePolicy) -> None:
+        self.ledger.policy = policy
+
+    @property
+    def clock(self) -> Callable[[], datetime]:
+        return self.ledger.clock
+
+    def active(self, layer: Layer | None = None) -> list[MemoryItem]:
+        return self.ledger.active(layer)
+
+    def count(self, layer: Layer) -> int:
+        return self.ledger.count(layer)
+
+    def frozen_count(self) -> int:
+        return self.ledger.frozen_count()
+
+    def get(self, memory_id: str) -> MemoryItem:
+        return self.ledger.get(memory_id)
+
+    def seed_alerts(self, alerts: Iterable[Alert]) -> None:
+        self.ledger.seed_alerts(alerts)
+
+    def drain(self) -> GateChanges:
+        return self.ledger.drain()
+
+    # ------------------------------------------------------------------ the gates' own operations
+
+    def confirm(
+        self, memory_id: str, *, session_id: str | None = None, actor: str = "user", reason: str = ""
+    ) -> GateChanges:
+        return self.frozen.confirm(memory_id, session_id=session_id, actor=actor, reason=reason)
+
+    def freeze(self, memory_id: str, *, reason: str, actor: str) -> GateChanges:
+        return self.frozen.freeze(memory_id, reason=reason, actor=actor)
+
+    def unfreeze(
+        self,
+        memory_id: str,
+        *,
+        reason: str,
+        dialog_id: str,
+        actor: str,
+        new_content: str | None = None,
+        new_value: str | None = None,
+    ) -> GateChanges:
+        return self.frozen.unfreeze(
+            memory_id,
+            reason=reason,
+            dialog_id=dialog_id,
+            actor=actor,
+            new_content=new_content,
+            new_value=new_value,
+        )
+
+    def restore(self, memory_id: str, *, actor: str, reason: str) -> GateChanges:
+        return self.bounded.restore(memory_id, actor=actor, reason=reason)
+
+    def decay(self) -> GateChanges:
+        return self.bounded.decay()
+
+    def record_access(self, memory_ids: Iterable[str]) -> GateChanges:
+        return self.bounded.record_access(memory_ids)
+
+    def forget(self, memory_id: str) -> MemoryItem:
+        return self.bounded.forget(memory_id)
+
+    def consolidate(self, actor: str = CONSOLIDATION_ACTOR) -> tuple[ConsolidationCounts, GateChanges]:
+        return self.maintenance.consolidate(actor)
+
+    def restore_archived(
+        self, items: Iterable[MemoryItem], *, actor: str, reason: str
+    ) -> tuple[GateChanges, list[str], list[str]]:
+        return self.maintenance.restore_archived(items, actor=actor, reason=reason)
+
     # ------------------------------------------------------------------ write path
 
     def write(
         self, cand: Candidate, *, near_duplicates: Sequence[tuple[str, float]] = (), actor: str = "user"
     ) -> tuple[Outcome, GateChanges]:
-        now = self.clock()
         if not cand.content.strip():
             raise InvalidInput("empty memory content")
+        outcome = self._admit(cand, near_duplicates, actor)
+        self._engage_positively(cand, actor)
+        return outcome, self.ledger.drain()
+
+    def _admit(self, cand: Candidate, near_duplicates: Sequence[tuple[str, float]], actor: str) -> Outcome:
+        now = self.clock()
         restated = self._find_restatement(cand, near_duplicates)
         if restated is not None:
-            outcome = self._restate(restated, cand, now, actor)
-            return outcome, self.drain()
+            return self._restate(restated, cand, now, actor)
         frozen_conflicts = [i for i in self._contradicted_by(cand) if i.is_frozen]
         if frozen_conflicts and cand.is_correction and not retracts(cand, frozen_conflicts):
             target = frozen_conflicts[0]
-            self._modify_frozen(target, cand, reason="explicit correction", actor=actor, now=now)
+            self.frozen.modify_frozen(target, cand, reason="explicit correction", actor=actor, now=now)
             self._after_statement(target, now, actor)
             self._review_if_corrected_often(target)
-            return self._outcome(
-                target, "corrected", "frozen item unfrozen, changed and re-frozen"
-            ), self.drain()
+            return Outcome.of(target, "corrected", "frozen item unfrozen, changed and re-frozen")
         item = self._insert(cand, now, actor)
         if frozen_conflicts:
-            self._record_frozen_conflict(item, frozen_conflicts, actor)
-            return self._outcome(item, "conflict", "contradicts a frozen item; kept pending"), self.drain()
+            self.frozen.record_frozen_conflict(item, frozen_conflicts, actor)
+            return Outcome.of(item, "conflict", "contradicts a frozen item; kept pending")
         if cand.is_correction and item.kind is not Kind.STATE:
-            self._transition(
+            self.ledger.transition(
                 item, State.CONFIRMED, "confirm", "explicit correction takes effect at once", actor
             )
-            self._place_confirmed(item, actor)
+            self.frozen.place_confirmed(item, actor)
             self._review_if_corrected_often(item)
         elif len(item.confirmed_sessions) >= self.policy.confirmations_to_confirm:
-            self._confirm(item, "restated in distinct sessions", actor)
+            self.frozen.confirm_item(item, "restated in distinct sessions", actor)
         self._after_statement(item, now, actor)
-        action = "corrected" if cand.is_correction else "created"
-        return self._outcome(item, action), self.drain()
+        return Outcome.of(item, "corrected" if cand.is_correction else "created")
+
+    def _engage_positively(self, cand: Candidate, actor: str) -> None:
+        """A positive statement about what a negative memory rejects — the same slot and value, positive
+        polarity ("I watched horror films all weekend, loved them" against "don't recommend horror") — is a
+        positive engagement with the rejected thing. Each statement the gate admitted counts once,
+        restatements included (one that already ended the negative memory, as its third contradiction or
+        by superseding it, has nothing left to count against). After ``positive_engagements_to_demote`` of
+        them the negative memory loses its negative-priority weight (``valuation.negative_weight``) in
+        recall and eviction; nothing else about it changes (the contradiction rules still apply to it, and
+        a frozen one stays frozen: engagement is heat, not content)."""
+        if cand.polarity is not Polarity.POSITIVE or not cand.slot or not cand.value:
+            return
+        needed = self.policy.positive_engagements_to_demote
+        for item in self.ledger.active():
+            if item.polarity is not Polarity.NEGATIVE or (item.slot, item.value) != (cand.slot, cand.value):
+                continue
+            item.positive_engagements += 1
+            self.ledger.touch(item)
+            if item.positive_engagements == needed:
+                reason = f"{needed} positive engagements with {item.value}: negative priority ends"
+                self.ledger.event(item, "demote", reason, item.snapshot(), actor, cand.dialog_ids)
 
     def _find_restatement(
         self, cand: Candidate, near_duplicates: Sequence[tuple[str, float]]
@@ -81,24 +220,24 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
                 if (item.slot, item.value, item.polarity) == (cand.slot, cand.value, cand.polarity):
                     return item
         for memory_id, similarity in sorted(near_duplicates, key=lambda p: -p[1]):
-            item = self.items.get(memory_id)
-            if item is None or similarity < self.policy.near_duplicate_similarity:
+            near = self.items.get(memory_id)
+            if near is None or similarity < self.policy.near_duplicate_similarity:
                 continue
-            if item.value and cand.value:
-                same_claim = item.value == cand.value
+            if near.value and cand.value:
+                same_claim = near.value == cand.value
             else:  # no value to compare: the words must say the same thing too
-                same_claim = same_words(item.content, cand.content)
-            same_claim = same_claim and item.polarity is cand.polarity
-            if same_claim and (item.is_active or item.state is State.ARCHIVED):
-                return item
+                same_claim = same_words(near.content, cand.content)
+            same_claim = same_claim and near.polarity is cand.polarity
+            if same_claim and (near.is_active or near.state is State.ARCHIVED):
+                return near
         return None
 
     def _restate(self, item: MemoryItem, cand: Candidate, now: datetime, actor: str) -> Outcome:
         if item.is_frozen:
-            return self._outcome(item, "confirmed", "already frozen")
-        challenged = self._frozen_challenged_by(item)
+            return Outcome.of(item, "confirmed", "already frozen")
+        challenged = self.ledger.frozen_challenged_by(item)
         if item.state is State.ARCHIVED:
-            self._restore(item, actor, reason="restated by the user")
+            self.bounded.restore_item(item, actor, reason="restated by the user")
         before = item.snapshot()
         item.source_dialog_ids = union(item.source_dialog_ids, cand.dialog_ids)
         new_session = cand.session_id not in item.confirmed_sessions
@@ -111,26 +250,28 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
         item.forced = item.forced or cand.forced
         item.last_accessed_at = now
         item.updated_at = now
-        self._event(item, "restate", f"restated in session {cand.session_id}", before, actor, cand.dialog_ids)
+        self.ledger.event(
+            item, "restate", f"restated in session {cand.session_id}", before, actor, cand.dialog_ids
+        )
         if (
             item.state is State.PENDING
             and len(item.confirmed_sessions) >= self.policy.confirmations_to_confirm
             and not challenged  # a challenge to a frozen fact stays pending until someone reviews it
         ):
-            self._confirm(item, "restated in distinct sessions", actor)
+            self.frozen.confirm_item(item, "restated in distinct sessions", actor)
         elif item.state is State.CONFIRMED:
-            self._maybe_freeze(item, actor)
-        self._touch(item)
+            self.frozen.freeze_if_due(item, actor)
+        self.ledger.touch(item)
         self._after_statement(item, now, actor)
         if challenged:
             # a statement against a frozen fact, made again: still not applied; each session counts
             for target in challenged:
-                self._review_if_contested(target)
-            return self._outcome(item, "conflict", "restates a challenge to a frozen item; kept apart")
-        return self._outcome(item, "confirmed", "restatement of an existing memory")
+                self.frozen.review_if_contested(target)
+            return Outcome.of(item, "conflict", "restates a challenge to a frozen item; kept apart")
+        return Outcome.of(item, "confirmed", "restatement of an existing memory")
 
     def _insert(self, cand: Candidate, now: datetime, actor: str) -> MemoryItem:
-        self._make_room(Layer.WORKING, actor)
+        self.bounded.make_room(Layer.WORKING, actor)
         item = MemoryItem(
             tenant_id=self.tenant_id,
             user_id=self.user_id,
@@ -150,13 +291,16 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
             created_at=cand.observed_at,
             updated_at=now,
             last_accessed_at=cand.observed_at,
+            source_text=cand.source_text,
         )
         item.decay_score = decay_score(item, self.policy, now)
-        self.items[item.memory_id] = item
-        self._event(item, "create", "new memory enters working as pending", None, actor, cand.dialog_ids)
+        self.ledger.add(item)
+        self.ledger.event(
+            item, "create", "new memory enters working as pending", None, actor, cand.dialog_ids
+        )
         if cand.forced and item.kind is not Kind.STATE:
-            self._make_room(Layer.LONGTERM, actor)
-            self._move(item, Layer.LONGTERM, "explicit remember: kept beyond working memory", actor)
+            self.bounded.make_room(Layer.LONGTERM, actor)
+            self.ledger.move(item, Layer.LONGTERM, "explicit remember: kept beyond working memory", actor)
         return item
 
     def _after_statement(self, item: MemoryItem, now: datetime, actor: str) -> None:
@@ -166,28 +310,28 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
                 continue
             settled = item.state in (State.CONFIRMED, State.FROZEN)
             if item.kind is Kind.STATE or settled:
-                self._supersede(other, item, actor)
+                self.ledger.supersede(other, item, actor)
                 continue
             before = other.snapshot()
             other.contradiction_count += 1
             other.confidence = round(other.confidence * 0.8, 6)
             other.conflicts_with = union(other.conflicts_with, [item.memory_id])
             item.conflicts_with = union(item.conflicts_with, [other.memory_id])
-            self._event(other, "contradicted", f"contradicted by {item.memory_id}", before, actor)
-            self._touch(item)
+            self.ledger.event(other, "contradicted", f"contradicted by {item.memory_id}", before, actor)
+            self.ledger.touch(item)
             if other.contradiction_count >= self.policy.contradictions_to_expire:
-                self._transition(
+                self.ledger.transition(
                     other, State.EXPIRED, "expire", "repeatedly contradicted by newer facts", actor
                 )
         for other in self._complemented_by(item):
             if other.memory_id not in item.complements:
                 item.complements.append(other.memory_id)
-                self._touch(item)
+                self.ledger.touch(item)
                 if not other.is_frozen:
                     other.complements = union(other.complements, [item.memory_id])
-                    self._touch(other)
+                    self.ledger.touch(other)
         if item.state is State.CONFIRMED:
-            self._maybe_freeze(item, actor)
+            self.frozen.freeze_if_due(item, actor)
 
     def _contradicted_by(self, stmt: Candidate | MemoryItem) -> list[MemoryItem]:
         if not stmt.slot or not stmt.value:
@@ -218,37 +362,11 @@ class GateEngine(MaintenanceGate, FrozenGate, BoundedGate):
             and o.polarity is item.polarity
         ]
 
-    def _record_frozen_conflict(self, item: MemoryItem, frozen: list[MemoryItem], actor: str) -> None:
-        item.conflicts_with = union(item.conflicts_with, [f.memory_id for f in frozen])
-        self._touch(item)
-        for target in frozen:
-            self._alert(
-                AlertKind.FROZEN_CONFLICT,
-                target.memory_id,
-                f"new statement {item.memory_id} contradicts frozen item {target.memory_id}; not applied",
-                [item.memory_id],
-            )
-            self._review_if_contested(target)
-
-    def _review_if_contested(self, target: MemoryItem) -> None:
-        """A frozen item contradicted in ``contradictions_to_review`` statements — distinct challengers, or
-        one challenge restated in distinct sessions — opens a review (once); the fact itself stays."""
-        challengers = [i for i in self.active() if target.memory_id in i.conflicts_with and not i.is_frozen]
-        statements = sum(max(len(c.confirmed_sessions), 1) for c in challengers)
-        if statements >= self.policy.contradictions_to_review:
-            self._alert(
-                AlertKind.CONTRADICTION_REVIEW,
-                target.memory_id,
-                f"frozen item {target.memory_id} contradicted {statements} times: review it",
-                [c.memory_id for c in challengers],
-                once=True,
-            )
-
     def _review_if_corrected_often(self, item: MemoryItem) -> None:
         """A fact the user corrected ``contradictions_to_review`` times (each correction leaves the old value
         in ``supersedes``) raises a review once: which value holds, or is something misread?"""
         if len(item.supersedes) >= self.policy.contradictions_to_review:
-            self._alert(
+            self.ledger.alert(
                 AlertKind.REPEATED_CORRECTION,
                 item.memory_id,
                 f"{item.slot or 'memory'} {item.memory_id} corrected {len(item.supersedes)} times: review it",

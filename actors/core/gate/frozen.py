@@ -1,6 +1,10 @@
 """The frozen gate (docs/design.md#the-frozen-gate): pending → confirmed → frozen by the rules only, explicit
 confirm/freeze, and the audited unfreeze (frozen → unfrozen → modified → frozen) that keeps the old value as
-superseded history.
+superseded history; and the frozen conflicts (a statement against a frozen item is kept apart, and
+enough of them open a review).
+
+It records every change in the user's ``Ledger``. Placing a confirmed item in long-term needs room there,
+which it asks of the bounded gate (``BoundedGate.make_room``) — the one call it makes into the other gate.
 """
 
 from __future__ import annotations
@@ -8,7 +12,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from actors.core.errors import CapacityError, InvalidInput, InvalidTransition
-from actors.core.gate.base import GateBase, union
+from actors.core.gate.bounded import BoundedGate
+from actors.core.gate.ledger import Ledger, union
 from actors.core.gate.valuation import eviction_value
 from actors.core.memory import Candidate, GateChanges, MemoryItem, content_hash
 from actors.core.slots import is_temporary, spec
@@ -25,31 +30,36 @@ FREEZE_RULES = (
 )
 
 
-class FrozenGate(GateBase):
+class FrozenGate:
+    def __init__(self, ledger: Ledger, bounded: BoundedGate):
+        self.ledger = ledger
+        self.bounded = bounded
+
     def confirm(
         self, memory_id: str, *, session_id: str | None = None, actor: str = "user", reason: str = ""
     ) -> GateChanges:
-        item = self._require_active(memory_id)
+        item = self.ledger.require_active(memory_id)
         if item.state is not State.PENDING:
             raise InvalidTransition(
                 f"memory {memory_id} is {item.state}, only pending items can be confirmed"
             )
         if session_id and session_id not in item.confirmed_sessions:
             item.confirmed_sessions.append(session_id)
-        self._confirm(item, reason or "explicitly confirmed", actor)
-        return self.drain()
+        self.confirm_item(item, reason or "explicitly confirmed", actor)
+        return self.ledger.drain()
 
     def freeze(self, memory_id: str, *, reason: str, actor: str) -> GateChanges:
-        item = self._require_active(memory_id)
+        item = self.ledger.require_active(memory_id)
         if item.state not in (State.CONFIRMED, State.UNFROZEN):
             raise InvalidTransition(f"memory {memory_id} is {item.state}: only confirmed items can be frozen")
         if item.kind is Kind.STATE or is_temporary(item.slot):
             raise InvalidTransition("temporary states never freeze")
         if not self._core_has_room(item):
-            self._alert(AlertKind.CORE_FULL, item.memory_id, "core is full: freeze refused", [])
-            raise CapacityError(f"core holds {self.count(Layer.CORE)} items: freeze refused (alert raised)")
+            self.ledger.alert(AlertKind.CORE_FULL, item.memory_id, "core is full: freeze refused", [])
+            held = self.ledger.count(Layer.CORE)
+            raise CapacityError(f"core holds {held} items: freeze refused (alert raised)")
         self._freeze(item, "explicit_freeze", actor, reason)
-        return self.drain()
+        return self.ledger.drain()
 
     def unfreeze(
         self,
@@ -61,14 +71,14 @@ class FrozenGate(GateBase):
         new_content: str | None = None,
         new_value: str | None = None,
     ) -> GateChanges:
-        item = self.get(memory_id)
+        item = self.ledger.get(memory_id)
         if item.state is not State.FROZEN:
             raise InvalidTransition(f"memory {memory_id} is {item.state}: only frozen items can be unfrozen")
         if not reason.strip() or not dialog_id.strip():
             raise InvalidInput("unfreeze needs a reason and the source dialog id")
         if new_content is None:
-            self._transition(item, State.UNFROZEN, "unfreeze", reason, actor, [dialog_id])
-            return self.drain()
+            self.ledger.transition(item, State.UNFROZEN, "unfreeze", reason, actor, [dialog_id])
+            return self.ledger.drain()
         cand = Candidate(
             content=new_content,
             kind=item.kind,
@@ -81,22 +91,22 @@ class FrozenGate(GateBase):
             confidence=1.0,
             is_correction=True,
         )
-        self._modify_frozen(item, cand, reason=reason, actor=actor, now=self.clock())
-        return self.drain()
+        self.modify_frozen(item, cand, reason=reason, actor=actor, now=self.ledger.clock())
+        return self.ledger.drain()
 
-    def _modify_frozen(
+    def modify_frozen(
         self, item: MemoryItem, cand: Candidate, *, reason: str, actor: str, now: datetime
     ) -> None:
         """frozen → unfrozen → modified → frozen; the old value stays as a superseded history row."""
-        self._transition(item, State.UNFROZEN, "unfreeze", reason, actor, cand.dialog_ids)
+        self.ledger.transition(item, State.UNFROZEN, "unfreeze", reason, actor, cand.dialog_ids)
         history = item.copy()
         history.memory_id = new_memory_id()
         history.state = State.SUPERSEDED
         history.superseded_by = item.memory_id
         history.version = 1
         history.created_at = item.created_at
-        self.items[history.memory_id] = history
-        self._event(
+        self.ledger.add(history)
+        self.ledger.event(
             history,
             "supersede",
             f"old value kept as history of {item.memory_id}",
@@ -118,28 +128,60 @@ class FrozenGate(GateBase):
         item.contradiction_count = 0
         item.conflicts_with = []
         item.updated_at = now
-        self._event(item, "modify", reason, before, actor, cand.dialog_ids)
+        self.ledger.event(item, "modify", reason, before, actor, cand.dialog_ids)
         self._freeze(item, "explicit_freeze", actor, "re-frozen after audited change")
-        for challenger in self.active():
+        for challenger in self.ledger.active():
             if item.memory_id in challenger.conflicts_with and challenger.value == item.value:
                 challenger.conflicts_with.remove(item.memory_id)
-                self._touch(challenger)
+                self.ledger.touch(challenger)
 
-    def _confirm(self, item: MemoryItem, reason: str, actor: str) -> None:
-        self._transition(item, State.CONFIRMED, "confirm", reason, actor)
-        self._place_confirmed(item, actor)
+    def confirm_item(self, item: MemoryItem, reason: str, actor: str) -> None:
+        """pending → confirmed, then placed: long-term for what is worth keeping, frozen if a rule says so."""
+        self.ledger.transition(item, State.CONFIRMED, "confirm", reason, actor)
+        self.place_confirmed(item, actor)
 
-    def _place_confirmed(self, item: MemoryItem, actor: str) -> None:
-        promotable = item.forced or item.write_score >= self.policy.write_threshold or item.slot is not None
+    def place_confirmed(self, item: MemoryItem, actor: str) -> None:
+        policy = self.ledger.policy
+        promotable = item.forced or item.write_score >= policy.write_threshold or item.slot is not None
         if item.layer is Layer.WORKING and item.kind is not Kind.STATE and promotable:
-            self._make_room(Layer.LONGTERM, actor)
-            self._move(item, Layer.LONGTERM, "confirmed: distilled into the profile layer", actor)
-        self._maybe_freeze(item, actor)
+            self.bounded.make_room(Layer.LONGTERM, actor)
+            self.ledger.move(item, Layer.LONGTERM, "confirmed: distilled into the profile layer", actor)
+        self.freeze_if_due(item, actor)
+
+    def record_frozen_conflict(self, item: MemoryItem, frozen: list[MemoryItem], actor: str) -> None:
+        """A new statement against frozen items: linked to them, kept pending, an alert per frozen item."""
+        item.conflicts_with = union(item.conflicts_with, [f.memory_id for f in frozen])
+        self.ledger.touch(item)
+        for target in frozen:
+            self.ledger.alert(
+                AlertKind.FROZEN_CONFLICT,
+                target.memory_id,
+                f"new statement {item.memory_id} contradicts frozen item {target.memory_id}; not applied",
+                [item.memory_id],
+            )
+            self.review_if_contested(target)
+
+    def review_if_contested(self, target: MemoryItem) -> None:
+        """A frozen item contradicted in ``contradictions_to_review`` statements — distinct challengers, or
+        one challenge restated in distinct sessions — opens a review (once); the fact itself stays."""
+        challengers = [
+            i for i in self.ledger.active() if target.memory_id in i.conflicts_with and not i.is_frozen
+        ]
+        statements = sum(max(len(c.confirmed_sessions), 1) for c in challengers)
+        if statements >= self.ledger.policy.contradictions_to_review:
+            self.ledger.alert(
+                AlertKind.CONTRADICTION_REVIEW,
+                target.memory_id,
+                f"frozen item {target.memory_id} contradicted {statements} times: review it",
+                [c.memory_id for c in challengers],
+                once=True,
+            )
 
     def _freeze_rule(self, item: MemoryItem) -> str | None:
         if item.state is not State.CONFIRMED or item.kind is Kind.STATE or is_temporary(item.slot):
             return None
-        if any(self.items.get(c) is not None and self.items[c].is_active for c in item.conflicts_with):
+        items = self.ledger.items
+        if any(items.get(c) is not None and items[c].is_active for c in item.conflicts_with):
             return None
         slot_spec = spec(item.slot)
         if (
@@ -148,17 +190,18 @@ class FrozenGate(GateBase):
             and item.source in (Source.USER_DECLARED, Source.USER_REPEATED)
         ):
             return "declared_core_attribute"
-        restated = len(item.confirmed_sessions) >= self.policy.sessions_to_freeze_preference
-        if item.forced and restated and item.confidence > self.policy.inferred_freeze_confidence:
+        restated = len(item.confirmed_sessions) >= self.ledger.policy.sessions_to_freeze_preference
+        if item.forced and restated and item.confidence > self.ledger.policy.inferred_freeze_confidence:
             # "remember this", said again in later sessions: 2 confirmations, >= 3 sessions, confidence > 0.9
             return "declared_restated"
         if item.kind is Kind.PREFERENCE and restated:
             return "preference_restated"
-        if item.source is Source.INFERRED and item.confidence > self.policy.inferred_freeze_confidence:
+        if item.source is Source.INFERRED and item.confidence > self.ledger.policy.inferred_freeze_confidence:
             return "inferred_high_confidence"
         return None
 
-    def _maybe_freeze(self, item: MemoryItem, actor: str) -> None:
+    def freeze_if_due(self, item: MemoryItem, actor: str) -> None:
+        """Freeze a confirmed item a freeze rule covers; a full core raises ``core_full`` (once) instead."""
         rule = self._freeze_rule(item)
         if rule is None:
             return
@@ -166,7 +209,7 @@ class FrozenGate(GateBase):
             # core never evicts on its own: the alert names the core item of lowest value, the one a
             # reviewer would unfreeze to make room, and the item waits in long-term meanwhile
             weakest = self._lowest_value_frozen()
-            self._alert(
+            self.ledger.alert(
                 AlertKind.CORE_FULL,
                 item.memory_id,
                 f"memory {item.memory_id} qualifies for freezing ({rule}) but core is full; lowest-value "
@@ -182,22 +225,23 @@ class FrozenGate(GateBase):
         before = item.snapshot()
         item.state = State.FROZEN
         item.layer = Layer.CORE
-        item.frozen_at = self.clock()
+        item.frozen_at = self.ledger.clock()
         item.decay_score = item.importance
         item.updated_at = item.frozen_at
-        self._event(item, "freeze", f"{rule}: {reason}", before, actor)
+        self.ledger.event(item, "freeze", f"{rule}: {reason}", before, actor)
 
     def _lowest_value_frozen(self) -> MemoryItem | None:
         """The core item worth least by the eviction value (frozen items do not decay)."""
-        now = self.clock()
+        now = self.ledger.clock()
         return min(
-            (i for i in self.active() if i.is_frozen),
-            key=lambda i: (eviction_value(i, self.policy, now, duplicated=False), i.memory_id),
+            (i for i in self.ledger.active() if i.is_frozen),
+            key=lambda i: (eviction_value(i, self.ledger.policy, now, duplicated=False), i.memory_id),
             default=None,
         )
 
     def _core_has_room(self, item: MemoryItem | None = None) -> bool:
         """Room for one more frozen item (an unfrozen item already in core keeps its own place)."""
-        caps = self.policy.capacities
+        caps = self.ledger.policy.capacities
         in_core = item is not None and item.is_active and item.layer is Layer.CORE
-        return (in_core or self.count(Layer.CORE) < caps.core) and self.frozen_count() < caps.frozen_limit
+        ledger = self.ledger
+        return (in_core or ledger.count(Layer.CORE) < caps.core) and ledger.frozen_count() < caps.frozen_limit

@@ -32,6 +32,7 @@ from datetime import timedelta
 from actors.core.gate.bounded import BoundedGate
 from actors.core.gate.compression import plan_compression
 from actors.core.gate.frozen import FrozenGate
+from actors.core.gate.ledger import Ledger
 from actors.core.memory import GateChanges, MemoryItem
 from schemas.enums import Kind, Layer, State
 
@@ -61,15 +62,22 @@ class ConsolidationCounts:
         return asdict(self)
 
 
-class MaintenanceGate(FrozenGate, BoundedGate):
+class Maintenance:
+    """The consolidation pass and the archive restore, over the user's ledger, by the two gates' rules."""
+
+    def __init__(self, ledger: Ledger, bounded: BoundedGate, frozen: FrozenGate):
+        self.ledger = ledger
+        self.bounded = bounded
+        self.frozen = frozen
+
     def consolidate(self, actor: str = CONSOLIDATION_ACTOR) -> tuple[ConsolidationCounts, GateChanges]:
         self._expire_contradicted(actor)
         cleared = self._clear_stale_pending(actor)
         self._merge_same_topic(actor)
         self._promote(actor)
         self._evict_over_capacity(actor)
-        rescored = self._rescore(tolerance=DECAY_TOLERANCE)
-        changes = self.drain()
+        rescored = self.bounded.rescore(tolerance=DECAY_TOLERANCE)
+        changes = self.ledger.drain()
         actions = Counter(event.action for event in changes.events)
         counts = ConsolidationCounts(
             merged=actions["merge"],
@@ -88,54 +96,56 @@ class MaintenanceGate(FrozenGate, BoundedGate):
     def _expire_contradicted(self, actor: str) -> None:
         doomed = [
             i
-            for i in self.active()
-            if not i.is_frozen and i.contradiction_count >= self.policy.contradictions_to_expire
+            for i in self.ledger.active()
+            if not i.is_frozen and i.contradiction_count >= self.ledger.policy.contradictions_to_expire
         ]
         for item in doomed:
-            self._transition(item, State.EXPIRED, "expire", "repeatedly contradicted by newer facts", actor)
+            self.ledger.transition(
+                item, State.EXPIRED, "expire", "repeatedly contradicted by newer facts", actor
+            )
 
     def _clear_stale_pending(self, actor: str) -> int:
-        days = self.policy.stale_pending_days
-        cutoff = self.clock() - timedelta(days=days)
+        days = self.ledger.policy.stale_pending_days
+        cutoff = self.ledger.clock() - timedelta(days=days)
         stale = [
             i
-            for i in self.active(Layer.WORKING)
+            for i in self.ledger.active(Layer.WORKING)
             if i.state is State.PENDING
             and not i.forced
             and i.last_accessed_at < cutoff
-            and (i.kind is Kind.STATE or i.write_score < self.policy.write_threshold)
+            and (i.kind is Kind.STATE or i.write_score < self.ledger.policy.write_threshold)
         ]
         reason = f"stale pending: unconfirmed and idle for {days} days, below the write threshold"
         for item in stale:
-            self._archive(item, actor, reason)
+            self.bounded.archive(item, actor, reason)
         return len(stale)
 
     def _merge_same_topic(self, actor: str) -> None:
         working = sorted(
-            (i for i in self.active(Layer.WORKING) if not i.is_frozen),
+            (i for i in self.ledger.active(Layer.WORKING) if not i.is_frozen),
             key=lambda i: (i.created_at, i.memory_id),
         )
         for group in plan_compression(working):
-            self._merge(group, actor)
+            self.bounded.merge(group, actor)
 
     def _promote(self, actor: str) -> None:
-        for item in sorted(self.active(), key=lambda i: (i.created_at, i.memory_id)):
+        for item in sorted(self.ledger.active(), key=lambda i: (i.created_at, i.memory_id)):
             if not item.is_active:  # archived by a promotion's eviction earlier in this loop
                 continue
-            restated = len(item.confirmed_sessions) >= self.policy.confirmations_to_confirm
-            if item.state is State.PENDING and restated and not self._frozen_challenged_by(item):
-                self._confirm(item, "restated in distinct sessions (consolidation)", actor)
+            restated = len(item.confirmed_sessions) >= self.ledger.policy.confirmations_to_confirm
+            if item.state is State.PENDING and restated and not self.ledger.frozen_challenged_by(item):
+                self.frozen.confirm_item(item, "restated in distinct sessions (consolidation)", actor)
             elif item.state is State.CONFIRMED:
-                self._place_confirmed(item, actor)
+                self.frozen.place_confirmed(item, actor)
 
     def _evict_over_capacity(self, actor: str) -> None:
         for layer in _EVICTABLE_LAYERS:
-            capacity = getattr(self.policy.capacities, layer.value)
-            while self.count(layer) > capacity:
-                victim = self._lowest_value(layer)
+            capacity = getattr(self.ledger.policy.capacities, layer.value)
+            while self.ledger.count(layer) > capacity:
+                victim = self.bounded.lowest_value(layer)
                 if victim is None:
                     break  # only frozen items left: core never auto-evicts, and neither does this
-                self._archive(victim, actor, f"{layer} over capacity: lowest-value item evicted")
+                self.bounded.archive(victim, actor, f"{layer} over capacity: lowest-value item evicted")
 
     def restore_archived(
         self, items: Iterable[MemoryItem], *, actor: str, reason: str
@@ -143,16 +153,16 @@ class MaintenanceGate(FrozenGate, BoundedGate):
         """Bring archived items back to long-term while it has room, best first as given, never displacing
         an active item; items archived longer ago than the retention window stay archived. Returns the
         changes and the ids restored and skipped."""
-        horizon = self.clock() - timedelta(days=self.policy.archive_retention_days)
+        horizon = self.ledger.clock() - timedelta(days=self.ledger.policy.archive_retention_days)
         restored: list[str] = []
         skipped: list[str] = []
         for item in items:
-            item = self.items.setdefault(item.memory_id, item)
+            item = self.ledger.items.setdefault(item.memory_id, item)
             within = item.archived_at is None or item.archived_at >= horizon
-            room = self.count(Layer.LONGTERM) < self.policy.capacities.longterm
+            room = self.ledger.count(Layer.LONGTERM) < self.ledger.policy.capacities.longterm
             if item.state is State.ARCHIVED and within and room:
-                self._restore(item, actor, reason=reason)
+                self.bounded.restore_item(item, actor, reason=reason)
                 restored.append(item.memory_id)
             else:
                 skipped.append(item.memory_id)
-        return self.drain(), restored, skipped
+        return self.ledger.drain(), restored, skipped

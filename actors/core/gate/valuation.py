@@ -24,7 +24,7 @@ def decay_score(item: MemoryItem, policy: GatePolicy, now: datetime) -> float:
     if item.is_frozen:
         return item.importance
     factor = policy.decay.factor(item.kind)
-    return item.importance * factor ** days_between(item.last_accessed_at, now)
+    return item.importance * float(factor ** days_between(item.last_accessed_at, now))
 
 
 def negative_weight(item: MemoryItem, policy: GatePolicy, now: datetime) -> float:

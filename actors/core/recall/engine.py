@@ -1,37 +1,23 @@
 """Multi-route recall inside one user's scope, fused into one ranking
 (docs/design.md#recall-and-the-session-context).
 
-Routes, each a ranked list of the user's memories:
+The engine knows nothing of the service: it receives the user's active view, a loader of the archive view,
+the policy and the time, runs the routes of ``actors.core.recall.routes`` (a registry: a route is one class
+and one entry) over the active and — unless the caller leaves it out — the archived items together (the
+bounded gate bounds what a context holds, not what recall may search), and returns domain ``Hit`` records.
 
-* **semantic** — the query vector against the active items' matrix, in memory (``actors.core.recall.view``);
-* **keyword** — BM25 over the active items (Chinese segmented with jieba), postings kept between calls;
-* **archive** — when the active routes are weak (fewer than ``k`` active hits that both routes back), the
-  semantic and keyword routes are ranked again over the active and archived items together (the archive
-  held in the host in float16, loaded on first need), so archived hits compete on the same rank scale;
-  they are penalised and restorable;
-* **slot** — a query about food pulls the allergy and diet slots whatever their rank, so a cold but vital
-  fact is never crowded out;
-* **relation** — entities the query names, followed one or two hops through the memories that link them
-  (``actors.core.relations``);
-* **recency** and **importance** — the newest working items and the most important long-term ones, so
-  that a vague query still sees what is current and what matters.
-
-Fusion. Each ranked route turns a rank into a score ``1 / (1 + rank / RANK_SCALE)`` — embedding scores
-bunch in a narrow band and BM25 scores are unbounded, so ranks are what compare across routes and queries.
-``relevance`` blends the semantic and keyword route scores (an item high on both beats one high on
-either), lifted to a floor by the slot route and to a hop-dependent level by the relation route. Then
-``total = w_sem·relevance + w_time·time_decay + w_imp·importance`` (``GatePolicy.fusion``: 0.55 / 0.25 /
-0.20), × the frozen boost (1.3), × the negative weight (1.2 while fresh), × the archive penalty.
-
-Near-duplicates (same content hash, or embeddings at or above the near-duplicate similarity that also
-share most of their content words) keep only their best-ranked hit; hits whose memories contradict each
-other are flagged, not resolved.
+Fusion. A memory's ``relevance`` folds each route's score through that route's ``lift``; then ``total =
+w_sem·relevance + w_time·time_decay + w_imp·importance`` (``GatePolicy.fusion``: 0.55 / 0.25 / 0.20), × the
+frozen boost (1.3), × the negative weight (1.2 while fresh). Near-duplicates (same content hash, or own
+embeddings at or above the near-duplicate similarity that also share most of their content words) keep only
+their best-ranked hit; hits whose memories contradict each other are flagged, not resolved.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from datetime import datetime
 
 import numpy as np
 
@@ -39,179 +25,110 @@ from actors.adapters.tracing import span
 from actors.core.gate.engine import same_words
 from actors.core.gate.valuation import days_between, negative_weight
 from actors.core.memory import MemoryItem
-from actors.core.recall.view import top
-from actors.language.keywords import BM25, asks_about_the_past, query_slots, tokenize
-from schemas import api
-from schemas.enums import Layer, State
-
-if TYPE_CHECKING:
-    from actors.app.service import UserMemoryService
-    from actors.core.recall.view import ActiveView
-
-#: archived hits enter only when active recall is weak; there a mild penalty is all they need: on the LoCoMo
-#: dev file (most episodic turns end up archived under the default capacities) 0.85 cost 0.03 recall@10
-#: against 0.95, and 0.95 keeps an active item ahead of an archived one that ranks the same
-ARCHIVE_PENALTY = 0.95
-#: a route's rank r scores 1 / (1 + r / RANK_SCALE). Gentle on purpose: with a steep scale (3) the 30th
-#: hit of a route kept a tenth of the top hit's relevance, so 0.25 of time decay let any fresh item outrank
-#: an older one that ranked second (LoCoMo dev recall@10, access heat frozen: 0.578 at 3, 0.592 at 6,
-#: 0.606 at 12, 0.610 at 25)
-RANK_SCALE = 25.0
-#: share of the keyword route in relevance (the rest is the semantic route)
-KEYWORD_SHARE = 0.5
-#: active recall is weak when fewer than k active hits have a relevance above that of a hit both routes
-#: rank 4th (a top rank in one route alone gives 0.5: a strong hit is backed by both)
-STRONG_RANK = 3
-SLOT_RELEVANCE_FLOOR = 0.8
-HOP_RELEVANCE = {1: 0.5, 2: 0.3}
-RECENT_COUNT = 3
-IMPORTANT_COUNT = 3
-
-
-def rank_score(rank: int) -> float:
-    return 1.0 / (1.0 + rank / RANK_SCALE)
-
-
-STRONG_RELEVANCE = rank_score(STRONG_RANK)
+from actors.core.recall.routes import DEFAULT_ROUTES, Found, Query, Route, Searched, fold_relevance
+from actors.core.recall.view import ActiveView, ArchiveView
+from actors.language.keywords import asks_about_the_past, tokenize
+from schemas.enums import State
+from schemas.settings import GatePolicy
 
 
 @dataclass
-class _Candidate:
-    item: MemoryItem
-    semantic: float = 0.0
-    keyword: float = 0.0
-    slot: float = 0.0
-    relation: float = 0.0
-    routes: list[str] = field(default_factory=list)
+class Hit:
+    """One recalled memory and why it ranks where it does."""
 
-    def note(self, route: str) -> None:
-        if route not in self.routes:
-            self.routes.append(route)
+    item: MemoryItem
+    total: float
+    relevance: float
+    time_decay: float
+    #: multiplicative boosts applied to the total ("frozen", "negative")
+    boosts: dict[str, float]
+    #: each route's score for the memory (only the routes that found it)
+    scores: dict[str, float]
+    #: the routes that found it, "archive" included for an archived memory
+    routes: list[str]
+    #: memory ids among the hits that contradict this one
+    contradicts: list[str] = field(default_factory=list)
 
 
 class RecallEngine:
-    def __init__(self, service: UserMemoryService):
-        self.service = service
-        self.policy = service.policy
-        self.now = service.clock()
-        self.pool: dict[str, _Candidate] = {}
-        self.past = False
+    def __init__(
+        self,
+        view: ActiveView,
+        archive: Callable[[], ArchiveView],
+        policy: GatePolicy,
+        now: datetime,
+        routes: Sequence[Route] = DEFAULT_ROUTES,
+    ):
+        """``archive``: the user's archive view, asked for only when a recall includes the archive."""
+        self.view = view
+        self.archive = archive
+        self.policy = policy
+        self.now = now
+        self.routes = routes
+        self._pool: dict[str, Found] = {}
 
-    def recall(self, req: api.RecallRequest, query_vector: np.ndarray) -> list[api.RecallHit]:
-        depth = max(4 * req.k, 40)
-        self.past = asks_about_the_past(req.query)
-        view = self.service.active_view()
-        active = view.items
-        terms = tokenize(req.query)
-        with span("recall.semantic", docs=len(active)):
-            similarities = view.similarities(query_vector)
-            self._ranked("semantic", [active[n].memory_id for n in top(similarities, depth)])
-        self._ranked("keyword", self._keyword(active, view.keywords, terms, depth))
-        strong = [c for c in self.pool.values() if self._relevance(c) > STRONG_RELEVANCE]
-        if req.include_archive and len(strong) < req.k:
-            # weak active recall: rank the archive together with the active items, so an archived hit
-            # competes on the same rank scale instead of on a separate list of its own
-            with span("recall.archive"):
-                archive = self.service.archive_view()
-                archived, scores = archive.scored(query_vector)
-                joint = active + archived
-                by_id = {i.memory_id: i for i in archived}
-                for c in self.pool.values():
-                    c.semantic = c.keyword = 0.0
-                joint_scores = np.concatenate([similarities, scores])
-                self._ranked("semantic", [joint[n].memory_id for n in top(joint_scores, depth)], by_id)
-                keywords = archive.keywords_with(view)
-                self._ranked("keyword", self._keyword(joint, keywords, terms, depth), by_id)
-        self._slots(active, req.query)
-        self._relations(view, req.query)
-        self._recency(active)
-        scored = sorted(
-            ((self._total(c), c) for c in self.pool.values()), key=lambda t: (-t[0][0], t[1].item.memory_id)
+    def recall(self, text: str, vector: np.ndarray, k: int, include_archive: bool = True) -> list[Hit]:
+        query = Query(text=text, terms=tokenize(text), vector=vector, depth=max(4 * k, 40))
+        searched = self._searched(query, include_archive)
+        for route in self.routes:
+            with span(f"recall.{route.name}"):
+                for item, score in route.find(query, searched, self):
+                    self._add(item, route.name, score)
+        past = asks_about_the_past(text)
+        ranked = sorted(
+            (self._scored(found, past) for found in self._pool.values()),
+            key=lambda hit: (-hit.total, hit.item.memory_id),
         )
-        return self._flag_contradictions(self._dedup(scored, req.k))
+        return _flag_contradictions(self._dedup(ranked, k))
 
-    # ------------------------------------------------------------------ routes
+    # the Pool the routes read (the session route weighs the candidates found before it)
 
-    @staticmethod
-    def _keyword(items: list[MemoryItem], index: BM25, terms: list[str], depth: int) -> list[str]:
-        if not items or not terms:
-            return []
-        with span("recall.keyword", docs=len(items)):
-            scores = index.scores(terms)
-        return [items[n].memory_id for n in top(scores, depth) if scores[n] > 0]
+    def candidates(self) -> Iterable[Found]:
+        return list(self._pool.values())
 
-    def _ranked(self, route: str, ranked: list[str], archived: dict[str, MemoryItem] | None = None) -> None:
-        """Add a ranked route's hits (memory ids, best first) to the pool, scored by rank."""
-        for rank, memory_id in enumerate(ranked):
-            item = self._live(memory_id, archived)
-            if item is None:
-                continue  # the index may lag SQL: SQL decides what exists
-            entry = self.pool.setdefault(memory_id, _Candidate(item))
-            if route == "semantic":
-                entry.semantic = max(entry.semantic, rank_score(rank))
-            else:
-                entry.keyword = max(entry.keyword, rank_score(rank))
-            entry.note(route)
-            if item.state is State.ARCHIVED:
-                entry.note("archive")
+    def relevance(self, found: Found) -> float:
+        return fold_relevance(self.routes, found.scores)
 
-    def _slots(self, active: list[MemoryItem], query: str) -> None:
-        wanted = query_slots(query)
-        for item in active:
-            if wanted and item.slot in wanted:
-                entry = self.pool.setdefault(item.memory_id, _Candidate(item))
-                entry.slot = 1.0
-                entry.note("slot")
+    # ------------------------------------------------------------------ search and pool
 
-    def _relations(self, view: ActiveView, query: str) -> None:
-        graph = view.graph
-        named = graph.entities_in(query)
-        for memory_id, hop in graph.hops(named).items():
-            entry = self.pool.setdefault(memory_id, _Candidate(view.by_id[memory_id]))
-            entry.relation = max(entry.relation, HOP_RELEVANCE[hop])
-            entry.note(f"relation_hop{hop}")
+    def _searched(self, query: Query, include_archive: bool) -> Searched:
+        view = self.view
+        similarities = view.similarities(query.vector)
+        if not include_archive:
+            return Searched(view, view.items, similarities, [view.keywords])
+        with span("recall.archive_parts"):
+            parts = self.archive().parts()
+        return Searched(
+            view,
+            view.items + [item for part in parts for item in part.items],
+            np.concatenate([similarities, *(part.vectors @ query.vector for part in parts)]),
+            [view.keywords, *(part.keywords for part in parts)],
+        )
 
-    def _recency(self, active: list[MemoryItem]) -> None:
-        working = [i for i in active if i.layer is Layer.WORKING]
-        longterm = [i for i in active if i.layer is not Layer.WORKING]
-        for route, chosen in (
-            ("recency", sorted(working, key=lambda i: (i.created_at, i.memory_id))[-RECENT_COUNT:]),
-            ("importance", sorted(longterm, key=lambda i: (i.importance, i.memory_id))[-IMPORTANT_COUNT:]),
-        ):
-            for item in chosen:
-                self.pool.setdefault(item.memory_id, _Candidate(item)).note(route)
-
-    def _live(self, memory_id: str, archived: dict[str, MemoryItem] | None) -> MemoryItem | None:
-        item = self.service.engine.items.get(memory_id)
-        if item is not None and item.is_active:
-            return item
-        found = (archived or {}).get(memory_id)
-        return found if found is not None and found.state is State.ARCHIVED else None
+    def _add(self, item: MemoryItem, route: str, score: float) -> None:
+        found = self._pool.setdefault(item.memory_id, Found(item))
+        found.scores[route] = max(found.scores.get(route, 0.0), score)
+        for name in (route, "archive") if item.state is State.ARCHIVED else (route,):
+            if name not in found.routes:
+                found.routes.append(name)
 
     # ------------------------------------------------------------------ fusion
 
-    @staticmethod
-    def _relevance(c: _Candidate) -> float:
-        relevance = (1 - KEYWORD_SHARE) * c.semantic + KEYWORD_SHARE * c.keyword
-        if c.slot:
-            relevance = max(relevance, SLOT_RELEVANCE_FLOOR + (1 - SLOT_RELEVANCE_FLOOR) * relevance)
-        return max(relevance, c.relation)
-
-    def _time_decay(self, item: MemoryItem) -> float:
+    def _time_decay(self, item: MemoryItem, past: bool) -> float:
         """The decay curve of docs/design.md#the-bounded-gate: the item's kind's factor per day since its last
         access (frozen items do not decay). A question about the past ("When did Ana move?") is neutral:
         there an older memory is not a staler one."""
-        if item.is_frozen or self.past:
+        if item.is_frozen or past:
             return 1.0
         return self.policy.decay.factor(item.kind) ** days_between(item.last_accessed_at, self.now)
 
-    def _total(self, c: _Candidate) -> tuple[float, float, dict[str, float]]:
-        """(total, time decay, boosts) of a candidate."""
+    def _scored(self, found: Found, past: bool) -> Hit:
         weights = self.policy.fusion
-        item = c.item
-        time_decay = self._time_decay(item)
+        item = found.item
+        relevance = self.relevance(found)
+        time_decay = self._time_decay(item, past)
         total = (
-            weights.semantic * self._relevance(c)
+            weights.semantic * relevance
             + weights.time_decay * time_decay
             + weights.importance * item.importance
         )
@@ -221,39 +138,20 @@ class RecallEngine:
         negative = negative_weight(item, self.policy, self.now)
         if negative != 1.0:
             boosts["negative"] = negative
-        if item.state is State.ARCHIVED:
-            boosts["archive"] = ARCHIVE_PENALTY
         for factor in boosts.values():
             total *= factor
-        return total, time_decay, boosts
+        scores = {route: score for route, score in found.scores.items() if score}
+        return Hit(item, total, relevance, time_decay, boosts, scores, list(found.routes))
 
-    def _hit(self, scored: tuple[float, float, dict[str, float]], c: _Candidate) -> api.RecallHit:
-        total, time_decay, boosts = scored
-        breakdown = api.ScoreBreakdown(
-            semantic=round(c.semantic, 4),
-            time_decay=round(time_decay, 4),
-            importance=round(c.item.importance, 4),
-            keyword=round(c.keyword, 4),
-            slot=c.slot,
-            relation=round(c.relation, 4),
-            relevance=round(self._relevance(c), 4),
-            boosts=boosts,
-            total=round(total, 6),
-        )
-        memory = api.MemoryOut.model_validate(c.item)
-        return api.RecallHit(memory=memory, score=breakdown, routes=sorted(c.routes))
-
-    def _dedup(self, scored: list[tuple[tuple, _Candidate]], k: int) -> list[api.RecallHit]:
+    def _dedup(self, ranked: list[Hit], k: int) -> list[Hit]:
         """The best k, skipping what repeats a better hit (``_repeats``)."""
-        kept: list[_Candidate] = []
-        hits: list[api.RecallHit] = []
-        for totals, c in scored:
-            if len(hits) == k:
+        kept: list[Hit] = []
+        for hit in ranked:
+            if len(kept) == k:
                 break
-            if not any(self._repeats(c.item, better.item) for better in kept):
-                kept.append(c)
-                hits.append(self._hit(totals, c))
-        return hits
+            if not any(self._repeats(hit.item, better.item) for better in kept):
+                kept.append(hit)
+        return kept
 
     def _repeats(self, item: MemoryItem, better: MemoryItem) -> bool:
         """Same content hash, or a near-duplicate embedding that also says it in mostly the same words. Looser
@@ -270,21 +168,18 @@ class RecallEngine:
             item.content, better.content
         )
 
-    def _flag_contradictions(self, hits: list[api.RecallHit]) -> list[api.RecallHit]:
-        for hit in hits:
-            m = hit.memory
-            for other in hits:
-                o = other.memory
-                if o.memory_id == m.memory_id:
-                    continue
-                linked = o.memory_id in m.conflicts_with or m.memory_id in o.conflicts_with
-                opposed = (
-                    m.slot
-                    and m.slot == o.slot
-                    and m.value
-                    and m.value == o.value
-                    and m.polarity != o.polarity
-                )
-                if linked or opposed:
-                    hit.contradicts.append(o.memory_id)
-        return hits
+
+def _flag_contradictions(hits: list[Hit]) -> list[Hit]:
+    for hit in hits:
+        m = hit.item
+        for other in hits:
+            o = other.item
+            if o.memory_id == m.memory_id:
+                continue
+            linked = o.memory_id in m.conflicts_with or m.memory_id in o.conflicts_with
+            opposed = (
+                m.slot and m.slot == o.slot and m.value and m.value == o.value and m.polarity != o.polarity
+            )
+            if linked or opposed:
+                hit.contradicts.append(o.memory_id)
+    return hits

@@ -1,20 +1,20 @@
-"""The batch jobs' bookkeeping beside the memories (a mixin of ``MemoryStore``, using its sessions): user
-leases, profile-snapshot digests, cohort features, job-run records, and the archive history read for the
-eviction hit rate. None of it is a user's memory: the jobs write these tables directly.
+"""The batch jobs' bookkeeping beside the memories (``MemoryStore.jobs``, opening sessions through the
+store's session factories): user leases, profile-snapshot digests, cohort features, job-run records, and
+the archive history read for the eviction hit rate. None of it is a user's memory: the jobs write these
+tables directly.
 
-A *lease* is a job's claim on a user whose actor is not live. ``wait_for_lease`` is called before an actor
-loads a user's state, so an actor never starts from state a job is about to change; the job, holding the
-lease, commits under the optimistic lock and releases it. A lease expires on its own (a crashed job).
+A *lease* keeps two jobs off one user (docs/jobs.md): the job holding it then claims the user (the fencing
+epoch that also keeps a live host's writes apart, docs/architecture.md "Fencing"), commits under that claim
+and releases the lease. A lease expires on its own (a crashed job).
 """
 
 from __future__ import annotations
 
-import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Select, and_, delete, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -41,14 +41,18 @@ INDEXED = or_(
 )
 
 
+SessionFactory = Callable[[str], AbstractContextManager[Session]]
+ItemQuery = Callable[[str, Select[Any]], list[MemoryItem]]
+
+
 class JobRecords:
-    """Mixed into ``MemoryStore``: relies on its ``_reading`` / ``_writing`` sessions."""
+    """Held by ``MemoryStore`` as ``store.jobs``. ``reading`` / ``writing`` open a session (one transaction,
+    errors translated) for an operation name; ``items`` runs a query of item rows and returns the items."""
 
-    if TYPE_CHECKING:  # MemoryStore's, declared for the type checker
-
-        def _reading(self, operation: str) -> AbstractContextManager[Session]: ...
-        def _writing(self, operation: str) -> AbstractContextManager[Session]: ...
-        def _items(self, operation: str, query: Select[Any]) -> list[MemoryItem]: ...
+    def __init__(self, reading: SessionFactory, writing: SessionFactory, items: ItemQuery):
+        self._reading = reading
+        self._writing = writing
+        self._items = items
 
     # ------------------------------------------------------------------------------------- leases
 
@@ -78,19 +82,6 @@ class JobRecords:
                     UserLeaseRow.holder == holder,
                 )
             )
-
-    def lease_expiry(self, tenant_id: str, user_id: str) -> datetime | None:
-        """When the user's unexpired lease ends, or None when nobody holds one."""
-        with self._reading("lease_expiry") as session:
-            row = session.get(UserLeaseRow, (tenant_id, user_id))
-            return row.expires_at if row is not None and row.expires_at > utcnow() else None
-
-    def wait_for_lease(self, tenant_id: str, user_id: str, poll_seconds: float = 0.05) -> float:
-        """Block while a job holds the user (at most until its lease expires); returns seconds waited."""
-        started = time.monotonic()
-        while self.lease_expiry(tenant_id, user_id) is not None:
-            time.sleep(poll_seconds)
-        return time.monotonic() - started
 
     # -------------------------------------------------------------------------- profile snapshots
 
@@ -207,7 +198,8 @@ class JobRecords:
             .order_by(AuditEventRow.at, AuditEventRow.id)
         )
         with self._reading("archive_moves") as session:
-            return [(memory_id, action, at) for memory_id, action, at in session.execute(query)]
+            rows = session.execute(query)
+            return [(memory_id, action, at) for memory_id, action, at in rows if memory_id is not None]
 
     # ------------------------------------------------------------------------------------- reindex
 

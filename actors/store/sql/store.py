@@ -59,12 +59,14 @@ def _filtered(
     return query
 
 
-class MemoryStore(JobRecords):
+class MemoryStore:
     def __init__(self, url: str, *, echo: bool = False, default_policy: GatePolicy | None = None):
         self.url = url
         self._engine = build_engine(url, echo=echo)
         #: the policy of tenants without overrides (the service-wide ``HermesSettings.policy``)
         self._default_policy = default_policy or GatePolicy()
+        #: the batch jobs' leases, profile digests, cohort features, runs and index bookkeeping
+        self.jobs = JobRecords(self._reading, self._writing, self._items)
 
     @classmethod
     def from_settings(cls, settings: HermesSettings) -> Self:

@@ -123,3 +123,12 @@ def test_forget_and_erase_leave_nothing_searchable(store, index):
     svc.erase_user(api.EraseRequest())
     drain(store, index, 64)
     assert index.ids("acme", "alice") == set() and store.count_items("acme", "alice") == 0
+
+
+def test_recall_returns_the_policy_top_k_unless_the_request_names_k(store, index):
+    svc = UserMemoryService(
+        "acme", "alice", store=store, embedder=HashEmbedder(64), policy=GatePolicy(top_k=2)
+    )
+    say(svc, "s1", "I like green tea", "I like jazz", "I like hiking", "I live in Hangzhou")
+    assert len(svc.recall(api.RecallRequest(query="what do I like?")).hits) == 2
+    assert len(svc.recall(api.RecallRequest(query="what do I like?", k=3)).hits) == 3

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from actors.adapters.embedding import HashEmbedder
 from actors.core.errors import OwnershipLost
 from actors.core.memory import GateChanges, MemoryItem
-from actors.language.keywords import BM25, tokenize
+from actors.language.keywords import BM25, joint_scores, tokenize
 from actors.runtime.batching import BatchingEmbedder
 from actors.runtime.outbox import drain
 from actors.runtime.rendezvous import host_of
@@ -144,3 +144,17 @@ def test_bm25_postings_score_exactly_as_the_textbook_formula(texts, query_words)
         assert not BM25(documents).scores(query).any()
         return
     assert np.allclose(BM25(documents).scores(query), reference_bm25(documents, query))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(words, max_size=8).map(" ".join), min_size=1, max_size=12),
+    st.integers(min_value=0, max_value=12),
+    st.lists(words, max_size=4),
+)
+def test_bm25_parts_score_as_one_index_over_all_their_documents(texts, cut, query_words):
+    documents = [tokenize(t) for t in texts]
+    cut = min(cut, len(documents))
+    query = tokenize(" ".join(query_words))
+    parts = [BM25(documents[:cut]), BM25(documents[cut:])]
+    assert np.allclose(joint_scores(parts, query), BM25(documents).scores(query))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from actors.core.errors import CapacityError, InvalidInput, InvalidTransition
+from actors.core.errors import CapacityError, FrozenItemError, InvalidInput, InvalidTransition
 from schemas.enums import AlertKind, Kind, Layer, Polarity, State
 from tests.unit.core.gate.helpers import Clock, cand, engine
 
@@ -363,3 +363,14 @@ def test_a_full_core_names_its_lowest_value_item_and_evicts_nothing():
         [weak],
     )
     assert gate.count(Layer.CORE) == 2 and gate.get(weak).is_frozen
+
+
+def test_the_bounded_gate_refuses_to_archive_a_frozen_item():
+    gate = engine()
+    gate.write(allergy("s1", "d1"))
+    outcome, _ = gate.write(allergy("s2", "d2"))
+    frozen = gate.get(outcome.memory_id)
+    assert frozen.state is State.FROZEN
+    with pytest.raises(FrozenItemError):
+        gate.bounded.archive(frozen, "user", "an eviction that must not happen")
+    assert frozen.state is State.FROZEN and not gate.drain()

@@ -8,6 +8,7 @@ import pytest
 
 from actors.adapters.embedding import HashEmbedder
 from actors.app.service import UserMemoryService
+from actors.core.recall.routes import HOP_RELEVANCE
 from schemas import api
 from schemas.enums import Kind, Layer, Polarity, State
 from schemas.settings import Capacities, GatePolicy
@@ -157,7 +158,7 @@ def test_near_duplicates_keep_only_their_best_hit(store):
     assert len([h for h in recall(svc, "green tea every morning") if "tea" in h.memory.content]) == 1
 
 
-def test_archive_route_finds_evicted_items_with_a_penalty(store):
+def test_archive_route_ranks_evicted_items_with_the_active_ones(store):
     svc = service(store, capacities=Capacities(working=5, longterm=5))
     say(svc, "s1", "Yesterday I repaired the old harmonium in the attic")
     say(svc, "s2", *[f"Yesterday I {TOPICS[n]} with my cousin" for n in range(10)])
@@ -166,7 +167,7 @@ def test_archive_route_finds_evicted_items_with_a_penalty(store):
     hits = recall(svc, "harmonium repair", k=3)
     top = hits[0]
     assert "harmonium" in top.memory.content and top.memory.layer is Layer.ARCHIVE
-    assert "archive" in top.routes and top.score.boosts["archive"] == 0.95
+    assert "archive" in top.routes and "archive" not in top.score.boosts
 
 
 def test_relation_hops_reach_what_an_entity_is_linked_to(store):
@@ -179,6 +180,32 @@ def test_relation_hops_reach_what_an_entity_is_linked_to(store):
         *[f"Yesterday I {t} downtown" for t in TOPICS],
     )
     hits = recall(svc, "What is Bob busy with?", k=8)
-    routes = {h.memory.content: h.routes for h in hits}
-    assert "relation_hop1" in routes["My colleague Bob is working on the Atlas project with me"]
-    assert "relation_hop2" in routes["Our Atlas project deadline is next Friday"]
+    scores = {h.memory.content: h.score.routes for h in hits}
+    assert scores["My colleague Bob is working on the Atlas project with me"]["relation"] == HOP_RELEVANCE[1]
+    assert scores["Our Atlas project deadline is next Friday"]["relation"] == HOP_RELEVANCE[2]
+
+
+def test_a_memory_cut_from_a_longer_turn_keeps_the_turn_for_recall(store):
+    svc = service(store)
+    turn = "I'm allergic to peanuts. Yesterday my cousin Ana baked a lemon cake for the harvest festival."
+    say(svc, "s1", turn, *[f"Yesterday I {t} downtown" for t in TOPICS])
+    allergy = next(i for i in svc.engine.active() if i.slot == "basic.allergy")
+    assert allergy.source_text == turn and allergy.source_embedding is not None
+    stored = store.get_item("acme", "alice", allergy.memory_id)
+    assert (stored.source_text, stored.source_embedding) == (allergy.source_text, allergy.source_embedding)
+    # the festival is not in the allergy's own words, only in the turn it was said in
+    hits = recall(svc, "harvest festival", k=20)
+    found = next(h for h in hits if h.memory.memory_id == allergy.memory_id)
+    assert "keyword" in found.routes and found.score.routes["keyword"] > 0
+
+
+def test_the_session_route_lifts_the_hits_of_the_best_sessions(store):
+    svc = service(store)
+    say(svc, "s1", "Yesterday I went sailing on the lake with Tom", "The sailing boat had a red sail")
+    say(svc, "s2", *[f"Yesterday I {t} downtown" for t in TOPICS])
+    hits = recall(svc, "sailing boat on the lake", k=12)
+    by_session = {}
+    for hit in hits:
+        by_session.setdefault(hit.memory.source_session_id, []).append(hit.score.routes.get("session", 0.0))
+    assert max(by_session["s1"]) == 1.0 and "session" in hits[0].routes
+    assert max(by_session.get("s2", [0.0])) < 1.0

@@ -1,7 +1,6 @@
 """The jobs' bookkeeping in SQL (leases, profile digests, cohort features, run records) and the service's
 maintenance operations over real SQLite, the in-memory index and the hashing embedder."""
 
-import threading
 import time
 from datetime import timedelta
 
@@ -17,51 +16,41 @@ from schemas.settings import GatePolicy
 
 
 def test_a_lease_excludes_other_holders_until_released_or_expired(store):
-    assert store.acquire_lease("acme", "alice", "job-1", seconds=30)
-    assert store.acquire_lease("acme", "alice", "job-1", seconds=30)  # renewing one's own lease
-    assert not store.acquire_lease("acme", "alice", "job-2", seconds=30)
-    assert store.lease_expiry("acme", "alice") is not None
-    store.release_lease("acme", "alice", "job-2")  # not the holder: nothing happens
-    assert store.lease_expiry("acme", "alice") is not None
-    store.release_lease("acme", "alice", "job-1")
-    assert store.lease_expiry("acme", "alice") is None
-    assert store.acquire_lease("acme", "alice", "job-2", seconds=0.2)
+    assert store.jobs.acquire_lease("acme", "alice", "job-1", seconds=30)
+    assert store.jobs.acquire_lease("acme", "alice", "job-1", seconds=30)  # renewing one's own lease
+    assert not store.jobs.acquire_lease("acme", "alice", "job-2", seconds=30)
+    store.jobs.release_lease("acme", "alice", "job-2")  # not the holder: nothing happens
+    assert not store.jobs.acquire_lease("acme", "alice", "job-2", seconds=30)
+    store.jobs.release_lease("acme", "alice", "job-1")
+    assert store.jobs.acquire_lease("acme", "alice", "job-2", seconds=0.2)
     time.sleep(0.3)
-    assert store.lease_expiry("acme", "alice") is None
-    assert store.acquire_lease("acme", "alice", "job-3", seconds=30)  # an expired lease is taken over
-
-
-def test_wait_for_lease_blocks_until_the_holder_releases(store):
-    store.acquire_lease("acme", "alice", "job-1", seconds=30)
-    threading.Timer(0.4, store.release_lease, ("acme", "alice", "job-1")).start()
-    assert store.wait_for_lease("acme", "alice") >= 0.3
-    assert store.wait_for_lease("acme", "bob") < 0.1
+    assert store.jobs.acquire_lease("acme", "alice", "job-3", seconds=30)  # an expired lease is taken over
 
 
 def test_profile_digests_are_written_only_when_they_change_and_erased_with_the_user(store):
-    assert store.save_profile_digests("acme", {"alice": {"basic.pet": "ab12"}, "bob": {}}, "run-1") == 2
-    assert store.save_profile_digests("acme", {"alice": {"basic.pet": "ab12"}}, "run-2") == 0
-    assert store.save_profile_digests("acme", {"alice": {"basic.pet": "cd34"}}, "run-3") == 1
-    stored = store.profile_digests("acme", ["alice", "bob", "carol"])
+    assert store.jobs.save_profile_digests("acme", {"alice": {"basic.pet": "ab12"}, "bob": {}}, "run-1") == 2
+    assert store.jobs.save_profile_digests("acme", {"alice": {"basic.pet": "ab12"}}, "run-2") == 0
+    assert store.jobs.save_profile_digests("acme", {"alice": {"basic.pet": "cd34"}}, "run-3") == 1
+    stored = store.jobs.profile_digests("acme", ["alice", "bob", "carol"])
     assert stored == {"alice": {"basic.pet": "cd34"}, "bob": {}}
     store.erase_user("acme", "alice", reason="user request")
-    assert store.profile_digests("acme", ["alice"]) == {}
+    assert store.jobs.profile_digests("acme", ["alice"]) == {}
 
 
 def test_cohort_features_are_replaced_as_a_whole(store):
     jazz = CohortFeature("preference.music", Polarity.POSITIVE, "jazz", 6, 10, 0.6)
     tea = CohortFeature("preference.drink", Polarity.POSITIVE, "tea", 5, 10, 0.5)
-    store.replace_cohort_features("acme", [tea, jazz])
-    assert store.cohort_features("acme") == [jazz, tea]
-    store.replace_cohort_features("acme", [tea])
-    assert store.cohort_features("acme") == [tea]
+    store.jobs.replace_cohort_features("acme", [tea, jazz])
+    assert store.jobs.cohort_features("acme") == [jazz, tea]
+    store.jobs.replace_cohort_features("acme", [tea])
+    assert store.jobs.cohort_features("acme") == [tea]
 
 
 def test_run_records_keep_status_and_report(store):
-    run_id = store.start_run("consolidate", {"tenants": ["acme"]})
-    assert store.runs("consolidate")[0]["status"] == "running"
-    store.finish_run(run_id, "succeeded", {"users": 3})
-    (run,) = store.runs("consolidate")
+    run_id = store.jobs.start_run("consolidate", {"tenants": ["acme"]})
+    assert store.jobs.runs("consolidate")[0]["status"] == "running"
+    store.jobs.finish_run(run_id, "succeeded", {"users": 3})
+    (run,) = store.jobs.runs("consolidate")
     assert (run["run_id"], run["status"], run["report"]) == (run_id, "succeeded", {"users": 3})
     assert run["finished_at"] >= run["started_at"]
 

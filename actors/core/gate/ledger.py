@@ -1,6 +1,8 @@
-"""Shared state and bookkeeping of the gate engine: the user's items, queries, audit events, alerts, and the
-change set each operation hands to the store. ``actors.core.gate.engine.GateEngine`` composes the gates on
-top of it.
+"""The ledger of one user's memory: the loaded items, the change set in progress (``GateChanges``: items to
+upsert, audit events, alerts) and the open alerts. It is the one place that records a change: every state,
+layer or content change a gate makes goes through ``transition``/``move``/``supersede``/``event``, which
+write the audit event and mark the item for upsert. The gates (``bounded``, ``frozen``) and the engine that
+composes them (``engine``) hold the same ledger; none of them keeps state of its own.
 """
 
 from __future__ import annotations
@@ -8,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from actors.core.errors import InvalidTransition, NotFound
 from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcnow
@@ -23,8 +26,12 @@ class Outcome:
     layer: Layer
     detail: str = ""
 
+    @classmethod
+    def of(cls, item: MemoryItem, action: str, detail: str = "") -> Outcome:
+        return cls(item.memory_id, action, item.state, item.layer, detail)
 
-class GateBase:
+
+class Ledger:
     def __init__(
         self,
         tenant_id: str,
@@ -58,19 +65,19 @@ class GateBase:
             raise NotFound(f"memory {memory_id} not found")
         return item
 
-    def _frozen_challenged_by(self, item: MemoryItem) -> list[MemoryItem]:
+    def frozen_challenged_by(self, item: MemoryItem) -> list[MemoryItem]:
         """The frozen items a statement stands against: until reviewed, it stays pending however often
         it is restated."""
         linked = (self.items.get(m) for m in item.conflicts_with)
         return [f for f in linked if f is not None and f.is_frozen]
 
-    def _require_active(self, memory_id: str) -> MemoryItem:
+    def require_active(self, memory_id: str) -> MemoryItem:
         item = self.get(memory_id)
         if not item.is_active:
             raise InvalidTransition(f"memory {memory_id} is {item.state}")
         return item
 
-    def _supersede(self, old: MemoryItem, new: MemoryItem, actor: str, action: str = "supersede") -> None:
+    def supersede(self, old: MemoryItem, new: MemoryItem, actor: str, action: str = "supersede") -> None:
         before = old.snapshot()
         old.state = State.SUPERSEDED
         old.superseded_by = new.memory_id
@@ -78,16 +85,16 @@ class GateBase:
         # a replaced value hands on the values it replaced: how often a fact was corrected stays countable
         inherited = old.supersedes if action == "supersede" and old.slot == new.slot else []
         new.supersedes = union(new.supersedes, [*inherited, old.memory_id])
-        self._touch(new)
-        self._event(old, action, f"superseded by {new.memory_id}", before, actor)
+        self.touch(new)
+        self.event(old, action, f"superseded by {new.memory_id}", before, actor)
 
-    def _move(self, item: MemoryItem, layer: Layer, reason: str, actor: str) -> None:
+    def move(self, item: MemoryItem, layer: Layer, reason: str, actor: str) -> None:
         before = item.snapshot()
         item.layer = layer
         item.updated_at = self.clock()
-        self._event(item, "promote", reason, before, actor)
+        self.event(item, "promote", reason, before, actor)
 
-    def _transition(
+    def transition(
         self,
         item: MemoryItem,
         state: State,
@@ -99,18 +106,18 @@ class GateBase:
         before = item.snapshot()
         item.state = state
         item.updated_at = self.clock()
-        self._event(item, action, reason, before, actor, dialog_ids)
+        self.event(item, action, reason, before, actor, dialog_ids)
 
-    def _event(
+    def event(
         self,
         item: MemoryItem,
         action: str,
         reason: str,
-        before: dict | None,
+        before: dict[str, Any] | None,
         actor: str,
         dialog_ids: Sequence[str] = (),
     ) -> None:
-        self._touch(item)
+        self.touch(item)
         self._changes.events.append(
             AuditEvent(
                 tenant_id=self.tenant_id,
@@ -126,7 +133,7 @@ class GateBase:
             )
         )
 
-    def _alert(
+    def alert(
         self, kind: AlertKind, memory_id: str | None, message: str, related: list[str], once: bool = False
     ) -> None:
         if once and any(a.kind is kind and a.memory_id == memory_id for a in self._open_alerts):
@@ -139,7 +146,7 @@ class GateBase:
         """Open alerts already stored, so ``once`` alerts are not raised again after a reload."""
         self._open_alerts.extend(a for a in alerts if a.status is AlertStatus.OPEN)
 
-    def _touch(self, item: MemoryItem) -> None:
+    def touch(self, item: MemoryItem) -> None:
         self._changes.upserted[item.memory_id] = item
 
     def drain(self) -> GateChanges:
@@ -147,8 +154,9 @@ class GateBase:
         changes, self._changes = self._changes, GateChanges()
         return changes
 
-    def _outcome(self, item: MemoryItem, action: str, detail: str = "") -> Outcome:
-        return Outcome(item.memory_id, action, item.state, item.layer, detail)
+    def add(self, item: MemoryItem) -> None:
+        """A new item (a write, a summary, a history row); its ``create`` event is the caller's to record."""
+        self.items[item.memory_id] = item
 
 
 def union(first: Sequence[str], second: Sequence[str]) -> list[str]:
