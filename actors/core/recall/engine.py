@@ -68,7 +68,7 @@ class RecallEngine:
         self._pool: dict[str, Found] = {}
 
     def recall(self, text: str, vector: np.ndarray, k: int, include_archive: bool = True) -> list[Hit]:
-        query = Query(text=text, terms=tokenize(text), vector=vector, depth=max(4 * k, 40))
+        query = Query(text=text, terms=tokenize(text), vector=vector, depth=max(4 * k, 40), now=self.now)
         searched = self._searched(query, include_archive)
         for route in self.routes:
             with span(f"recall.{route.name}"):

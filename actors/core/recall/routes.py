@@ -15,6 +15,8 @@ conversations 26, 30 and 41 and checked on 42 and 43 (docs/locomo.md).
   a cold but vital fact is never crowded out;
 * **relation** — entities the query names, followed one or two hops through the memories that link them
   (``actors.core.relations``), at a hop-dependent level;
+* **time** — a question that names a period ("in June", "on 13 October 2023", "2023年5月") lifts the
+  memories said within it or in the ``TIME_SLACK`` after it (what happened is often told days later);
 * **recency** and **importance** — the newest working items and the most important long-term ones, so that
   a vague query still sees what is current and what matters (they add candidates, not relevance);
 * **session** — the sessions whose memories answer best (the sum of their top ``SESSION_SUPPORT``
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import ClassVar, Protocol
 
 import numpy as np
@@ -33,6 +36,7 @@ import numpy as np
 from actors.core.memory import MemoryItem
 from actors.core.recall.view import ActiveView, top
 from actors.language.keywords import BM25, joint_scores, query_slots
+from actors.language.periods import Period, named_period
 from schemas.enums import Layer
 
 #: a route's rank r scores 1 / (1 + r / RANK_SCALE): gentle, so that time decay cannot let any fresh item
@@ -44,6 +48,10 @@ SLOT_RELEVANCE_FLOOR = 0.8
 HOP_RELEVANCE = {1: 0.5, 2: 0.3}
 RECENT_COUNT = 3
 IMPORTANT_COUNT = 3
+#: the time route: how long after a named period a memory may have been said and still be about it, and
+#: the share of relevance it adds
+TIME_SLACK = timedelta(days=14)
+TIME_SHARE = 0.3
 #: the session route: how many of a session's best relevances make its support, how many sessions it
 #: lifts, and the share of relevance the best one adds (its rank-scored weight times this)
 SESSION_SUPPORT = 3
@@ -62,6 +70,7 @@ class Query:
     vector: np.ndarray
     #: how many ranked candidates each ranked route contributes
     depth: int
+    now: datetime
 
 
 @dataclass(frozen=True)
@@ -168,6 +177,20 @@ class RelationRoute:
         return max(relevance, score)
 
 
+class TimeRoute:
+    name: ClassVar[str] = "time"
+
+    def find(self, query: Query, searched: Searched, pool: Pool) -> Iterable[tuple[MemoryItem, float]]:
+        period = named_period(query.text, query.now)
+        if period is None:
+            return []
+        told = Period(period.start, period.end + TIME_SLACK)
+        return [(item, 1.0) for item in searched.items if told.contains(item.created_at)]
+
+    def lift(self, relevance: float, score: float) -> float:
+        return relevance + TIME_SHARE * score
+
+
 class RecencyRoute(_Candidates):
     name: ClassVar[str] = "recency"
 
@@ -211,6 +234,7 @@ DEFAULT_ROUTES: tuple[Route, ...] = (
     KeywordRoute(),
     SlotRoute(),
     RelationRoute(),
+    TimeRoute(),
     RecencyRoute(),
     ImportanceRoute(),
     SessionRoute(),

@@ -209,3 +209,16 @@ def test_the_session_route_lifts_the_hits_of_the_best_sessions(store):
         by_session.setdefault(hit.memory.source_session_id, []).append(hit.score.routes.get("session", 0.0))
     assert max(by_session["s1"]) == 1.0 and "session" in hits[0].routes
     assert max(by_session.get("s2", [0.0])) < 1.0
+
+
+def test_the_time_route_lifts_what_was_said_in_the_period_a_question_names(store):
+    clock = Clock()
+    svc = service(store, clock)
+    clock.now = datetime(2024, 6, 10, tzinfo=UTC)
+    say(svc, "june", "Yesterday I went hiking in the hills with Ana", at=clock.now)
+    clock.now = datetime(2024, 9, 10, tzinfo=UTC)
+    say(svc, "september", "Yesterday I went hiking by the sea with Ben", at=clock.now)
+    clock.now = datetime(2024, 11, 1, tzinfo=UTC)
+    hits = recall(svc, "Where did I go hiking in June?", k=2)
+    assert "hills" in hits[0].memory.content and "time" in hits[0].routes
+    assert "time" not in hits[1].routes
