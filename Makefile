@@ -1,4 +1,5 @@
-# The two commands of the README: `make up` (serve the local stack) and `make test` (every test, as CI runs them).
+# The commands of the README: `make up` (serve the local stack), `make test` (every test, as CI runs them) and
+# `make lint` (ruff and mypy, also run by CI).
 # Both create .venv on first use and reinstall only when pyproject.toml changes.
 
 PYTHON ?= python3
@@ -21,8 +22,10 @@ test: $(INSTALLED)
 test-fast: $(INSTALLED)
 	$(BIN)/pytest -m "not slow and not stack and not postgres" $(PYTEST_ARGS)
 
+# ruff, then the type checker (pyproject.toml [tool.mypy]: strict on the core, the typed operations and schemas)
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 # Regenerate infra/serve_config.yaml from the app (`serve build`) and embed it in the KubeRay RayService.
 infra: $(INSTALLED)
@@ -37,4 +40,4 @@ $(INSTALLED): pyproject.toml
 	touch $@
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache

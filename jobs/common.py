@@ -113,17 +113,20 @@ def _dbapi_connection(url: str) -> Any:
     return create_engine(url, poolclass=NullPool).raw_connection()
 
 
-def read_sql(settings: HermesSettings, statement: Select[Any]) -> ray.data.Dataset:
+def read_sql(settings: HermesSettings, statement: Select[*tuple[Any, ...]]) -> ray.data.Dataset:
     """A Ray Data dataset of the statement's rows, with bound parameters in the driver's own style."""
     url = settings.resolved_sql_url()
     dialect = make_url(url).get_dialect()()
     compiled = statement.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
     values = {name: v.value if isinstance(v, Enum) else v for name, v in compiled.params.items()}
-    params: Any = tuple(values[name] for name in compiled.positiontup) if dialect.positional else values
+    params: Any = values
+    if dialect.positional:
+        assert compiled.positiontup is not None  # every positional dialect sets it
+        params = tuple(values[name] for name in compiled.positiontup)
     return ray.data.read_sql(str(compiled), partial(_dbapi_connection, url), sql_params=params)
 
 
-def users_with_items(tenants: list[str], holding: str = "any") -> Select[Any]:
+def users_with_items(tenants: list[str], holding: str = "any") -> Select[str, str, Any]:
     """(tenant_id, user_id, items) of the tenants' users that hold any stored item, or only those with
     ``"archived"`` items; ``items`` counts each user's active items."""
     row = MemoryItemRow

@@ -93,7 +93,7 @@ class ConsolidateUsers:
         drift = profiles.drift(previous.get(user_id), digests)
         moves = store.jobs.archive_moves(tenant_id, user_id, since=utcnow() - self.hit_window)
         evictions = profiles.eviction_outcomes(moves)
-        figures = {name: int(counts.get(name, 0)) for name in COUNT_FIELDS}
+        figures: dict[str, Any] = {name: int(counts.get(name, 0)) for name in COUNT_FIELDS}
         figures |= {
             "route": route,
             "changed": any(figures.values()),
@@ -160,6 +160,7 @@ def run(
             totals = Totals()
             progress = Progress(JOB, total, bar=progress_bar)
             if total:
+                assert users is not None
                 results = users.map_batches(
                     ConsolidateUsers,
                     fn_constructor_kwargs={

@@ -22,7 +22,7 @@ from typing import Any
 import ray
 
 from actors.core.errors import InvalidInput
-from actors.store.sql.jobs import CohortFeature
+from actors.core.records import CohortFeature
 from actors.store.sql.store import MemoryStore
 from jobs import defaults, profiles
 from jobs.common import (

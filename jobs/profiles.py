@@ -76,10 +76,10 @@ class EvictionOutcomes:
         return None if not self.evicted else (self.evicted - self.restored) / self.evicted
 
 
-def eviction_outcomes(moves: Iterable[tuple[str, str, datetime]]) -> EvictionOutcomes:
+def eviction_outcomes(moves: Iterable[tuple[str | None, str, datetime]]) -> EvictionOutcomes:
     """From (memory id, "archive" | "restore", at), oldest first: each archive event is one eviction, a hit
     unless a restore of the same item follows it."""
-    open_evictions: dict[str, int] = {}
+    open_evictions: dict[str | None, int] = {}
     evicted = restored = 0
     for memory_id, action, _at in moves:
         if action == "archive":

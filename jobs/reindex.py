@@ -19,11 +19,11 @@ the hosts' outbox.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import ray
-from sqlalchemy import select
+from sqlalchemy import Select, select
 
 from actors.adapters.crypto import item_context, unseal
 from actors.adapters.embedding import Embedder, make_embedder
@@ -44,7 +44,7 @@ ROWS_PER_BATCH = 500
 _COLUMNS = ("memory_id", "user_id", "layer", "state", "version", "content", "embedding")
 
 
-def indexed_rows(tenant_id: str):
+def indexed_rows(tenant_id: str) -> Select[*tuple[Any, ...]]:
     row = MemoryItemRow
     return (
         select(*(getattr(row, name) for name in _COLUMNS))
@@ -85,7 +85,7 @@ def vector_rows(rows: list[dict[str, Any]], embedder: Any) -> list[VectorRow]:
         for n, vector in zip(stale, fresh, strict=True):
             vectors[n] = vector
     return [
-        VectorRow(r["memory_id"], r["user_id"], Layer(r["layer"]), State(r["state"]), v)
+        VectorRow(r["memory_id"], r["user_id"], Layer(r["layer"]), State(r["state"]), cast(np.ndarray, v))
         for r, v in zip(rows, vectors, strict=True)
     ]
 

@@ -7,6 +7,7 @@ spaces and control characters are never allowed.
 
 import re
 import uuid
+from collections.abc import Callable
 from typing import Annotated
 
 from pydantic import AfterValidator
@@ -35,7 +36,7 @@ class InvalidIdentifier(ValueError):
         return self.message
 
 
-def _checker(field: str, pattern: re.Pattern[str]):
+def _checker(field: str, pattern: re.Pattern[str]) -> Callable[[object], str]:
     def check(value: object) -> str:
         if not isinstance(value, str) or not pattern.fullmatch(value):
             raise InvalidIdentifier(field, value)

@@ -185,7 +185,8 @@ def build_app(settings: HermesSettings | None = None) -> Application:
     # `serve build` binds without a cluster: the replicas then find or create the shared actors by name
     if ray.is_initialized():
         provision(settings)
-    return HermesMemory.bind(settings.model_dump_json())
+    # @serve.deployment makes the class a Deployment, which mypy does not see
+    return HermesMemory.bind(settings.model_dump_json())  # type: ignore[attr-defined]
 
 
 def app_builder(args: dict[str, Any]) -> Application:

@@ -150,6 +150,7 @@ class JsonLinesExporter(SpanExporter):
 
 def span_record(span: ReadableSpan) -> dict[str, Any]:
     context = span.get_span_context()
+    assert context is not None  # a recorded span always has one
     return {
         "name": span.name,
         "trace_id": f"{context.trace_id:032x}",

@@ -25,7 +25,7 @@ import binascii
 import json
 import os
 from functools import lru_cache
-from typing import Any
+from typing import Any, overload
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -83,6 +83,18 @@ def seal(text: str | None, context: str) -> str | None:
     return text if text is None or cipher is None else cipher.seal(text, context)
 
 
+@overload
+def unseal(text: str, context: str) -> str: ...
+
+
+@overload
+def unseal(text: None, context: str) -> None: ...
+
+
+@overload
+def unseal(text: str | None, context: str) -> str | None: ...
+
+
 def unseal(text: str | None, context: str) -> str | None:
     if text is None or not text.startswith(SEALED_PREFIX):
         return text
@@ -100,7 +112,8 @@ def seal_json(payload: dict[str, Any] | None, context: str) -> dict[str, Any] | 
 
 def unseal_json(payload: dict[str, Any] | None, context: str) -> dict[str, Any] | None:
     if isinstance(payload, dict) and set(payload) == {_SEALED_JSON_KEY}:
-        return json.loads(unseal(payload[_SEALED_JSON_KEY], context))
+        opened: dict[str, Any] = json.loads(unseal(payload[_SEALED_JSON_KEY], context))
+        return opened
     return payload
 
 

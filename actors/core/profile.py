@@ -33,9 +33,9 @@ from datetime import datetime
 from actors.core.context import display_value, shown_value
 from actors.core.gate.valuation import days_between, negative_weight
 from actors.core.memory import MemoryItem
+from actors.core.records import CurrentState, Profile, ProfileSlot, SlotConclusion
 from actors.core.relations import EntityGraph
 from actors.core.slots import SlotSpec, is_temporary, spec
-from schemas import api
 from schemas.enums import Kind, Layer, Polarity, State
 from schemas.settings import GatePolicy
 
@@ -88,7 +88,7 @@ class Claim:
         return single and other.polarity is self.polarity
 
 
-def _standing_order(claim: Claim) -> tuple:
+def _standing_order(claim: Claim) -> tuple[int, int, float, float]:
     """Frozen over confirmed over pending, then more sessions, then the incumbent (earliest stated)."""
     return claim.standing, claim.sessions, -claim.first_stated.timestamp(), claim.support
 
@@ -166,7 +166,7 @@ class ProfileBuilder:
         """One winner per group of rival claims: the whole slot when single-valued, else per value."""
         return concluded(slot, claims)
 
-    def slot(self, slot: str, claims: list[Claim], history: list[MemoryItem]) -> api.ProfileSlot:
+    def slot(self, slot: str, claims: list[Claim], history: list[MemoryItem]) -> ProfileSlot:
         slot_spec = spec(slot)
         values = []
         for claim in self.conclusions(slot, claims):
@@ -175,7 +175,7 @@ class ProfileBuilder:
         values.sort(key=lambda v: (-v.weight, v.value))
         current = {(v.value, v.polarity) for v in values}
         past = [h for h in history if (h.value, h.polarity) not in current]
-        return api.ProfileSlot(
+        return ProfileSlot(
             slot=slot,
             label=slot_spec.label if slot_spec else slot,
             group=slot.split(".", 1)[0],
@@ -185,7 +185,7 @@ class ProfileBuilder:
             history=[_past(h) for h in sorted(past, key=lambda h: (h.updated_at, h.memory_id), reverse=True)],
         )
 
-    def build(self, user_id: str, active: list[MemoryItem], history: list[MemoryItem]) -> api.UserProfile:
+    def build(self, user_id: str, active: list[MemoryItem], history: list[MemoryItem]) -> Profile:
         """``history``: the user's superseded and expired items (values replaced, items merged away)."""
         grouped = claims_by_slot(active, merged_values(history))
         merged_away = {source for item in active for source in item.merged_from}
@@ -195,16 +195,16 @@ class ProfileBuilder:
                 past_by_slot[item.slot].append(item)
         slots = [self.slot(s, grouped[s], past_by_slot.get(s, [])) for s in sorted(grouped)]
         graph = EntityGraph.from_items(active)
-        return api.UserProfile(
+        return Profile(
             user_id=user_id,
             generated_at=self.now,
             slots=slots,
-            relations=[api.RelationEdge(**edge.as_dict()) for edge in graph.edges],
+            relations=graph.edges,
             state=current_state(active),
         )
 
 
-def current_state(active: list[MemoryItem]) -> list[api.StateOut]:
+def current_state(active: list[MemoryItem]) -> list[CurrentState]:
     """The newest temporary state per ``state.*`` slot, from working memory only."""
     newest: dict[str, MemoryItem] = {}
     for item in active:
@@ -217,7 +217,7 @@ def current_state(active: list[MemoryItem]) -> list[api.StateOut]:
             ):
                 newest[key] = item
     return [
-        api.StateOut(
+        CurrentState(
             slot=slot, value=i.value, content=i.content, memory_id=i.memory_id, stated_at=i.created_at
         )
         for slot, i in sorted(newest.items())
@@ -226,9 +226,9 @@ def current_state(active: list[MemoryItem]) -> list[api.StateOut]:
 
 def _conclusion(
     claim: Claim, confidence: float, weight: float, claims: list[Claim], slot_spec: SlotSpec | None
-) -> api.SlotConclusion:
+) -> SlotConclusion:
     ordered = sorted(claim.items, key=lambda i: (i.created_at, i.memory_id))
-    return api.SlotConclusion(
+    return SlotConclusion(
         value=claim.value,
         display=_display(claim.slot, claim.value, ordered),
         polarity=claim.polarity,
@@ -250,8 +250,8 @@ def _display(slot: str, value: str, items: list[MemoryItem]) -> str:
     return next((f for f in forms if f != display_value(value)), display_value(value))
 
 
-def _past(item: MemoryItem) -> api.SlotConclusion:
-    return api.SlotConclusion(
+def _past(item: MemoryItem) -> SlotConclusion:
+    return SlotConclusion(
         value=item.value or "",
         display=_display(item.slot or "", item.value or "", [item]),
         polarity=item.polarity,

@@ -25,7 +25,9 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache, lru_cache
+from typing import Any
 
 from actors.core.memory import MemoryItem
 from actors.language.text import HAN, has_han
@@ -93,7 +95,7 @@ class Edge:
     target: str
     backing_ids: tuple[str, ...]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "source": self.source,
             "label": self.label,
@@ -107,7 +109,7 @@ def entity_key(name: str) -> str:
 
 
 @cache
-def _posseg():
+def _posseg() -> Any:
     import jieba
     import jieba.posseg
 
@@ -166,7 +168,7 @@ class EntityGraph:
         self.memories: dict[str, set[str]] = defaultdict(set)  # entity key → memory ids naming it
         self.mentions: dict[str, set[str]] = defaultdict(set)  # memory id → entity keys
         self._edges: dict[tuple[str, str, str], list[str]] = defaultdict(list)
-        self._order: dict[str, tuple] = {}
+        self._order: dict[str, tuple[datetime, str]] = {}
 
     @classmethod
     def from_items(cls, items: Iterable[MemoryItem]) -> EntityGraph:

@@ -81,8 +81,8 @@ def spec(slot: str | None) -> SlotSpec | None:
 
 def is_style(slot: str | None) -> bool:
     """A ``style.*`` slot: its value is the user's instruction, shown as they gave it."""
-    return bool(slot) and slot.startswith("style.")
+    return slot is not None and slot.startswith("style.")
 
 
 def is_temporary(slot: str | None) -> bool:
-    return bool(slot) and slot.startswith("state.")
+    return slot is not None and slot.startswith("state.")

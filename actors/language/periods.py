@@ -71,13 +71,13 @@ def named_period(text: str, now: datetime) -> Period | None:
         day = found.group(1) or found.group(3)
         year = found.group(4)
         return _period(int(year) if year else None, _MONTHS[name.lower()], int(day) if day else None, now)
-    found = _ZH_DATE.search(text)
-    if found:
-        year, month, day = found.group(1), _zh_number(found.group(2)), found.group(3)
+    zh = _ZH_DATE.search(text)
+    if zh:
+        year, month, day = zh.group(1), _zh_number(zh.group(2)), zh.group(3)
         if 1 <= month <= 12:
             return _period(int(year) if year else None, month, int(day) if day else None, now)
-    found = _EN_YEAR.search(text) or _ZH_YEAR.search(text)
-    if found:
-        year = int(found.group(1))
-        return Period(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC))
+    whole_year = _EN_YEAR.search(text) or _ZH_YEAR.search(text)
+    if whole_year:
+        year_number = int(whole_year.group(1))
+        return Period(datetime(year_number, 1, 1, tzinfo=UTC), datetime(year_number + 1, 1, 1, tzinfo=UTC))
     return None

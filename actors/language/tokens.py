@@ -46,7 +46,9 @@ def content_units(text: str) -> list[str]:
         if m.lastgroup == "num":
             units.append(token.casefold())
             continue
-        words = _WORDS[int(m.lastgroup[1:])]
+        group = m.lastgroup
+        assert group is not None  # every alternative of _UNIT is a named group
+        words = _WORDS[int(group[1:])]
         unit = token.casefold() if words.casefold else token
         if unit not in words.uninformative and len(unit) >= words.min_unit_chars:
             units.append(unit)

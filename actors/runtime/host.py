@@ -26,7 +26,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 import ray
 
@@ -405,7 +405,7 @@ class UserHost:
     def _refresh_pool_size(self) -> None:
         try:
             pool = ray.get_actor(POOL_ACTOR_NAME, namespace=self.settings.namespace)
-            self.pool_size = ray.get(pool.size.remote(), timeout=10)
+            self.pool_size = cast(int, ray.get(pool.size.remote(), timeout=10))
         except Exception:  # the pool actor restarting: keep the size we know
             log.warning("%s could not refresh the pool size", self.name)
 

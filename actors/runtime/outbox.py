@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -78,7 +79,7 @@ def apply(store: MemoryStore, index: VectorIndex, entries: list[OutboxEntry], di
             index.upsert(tenant_id, rows)
 
 
-def _row(found: dict, dim: int) -> VectorRow | None:
+def _row(found: dict[str, Any], dim: int) -> VectorRow | None:
     blob = found["embedding"]
     if blob is None or len(blob) != 4 * dim:
         return None  # nothing to index without a vector: the reindex job embeds such rows

@@ -75,8 +75,11 @@ class HostPool:
         async with self._resizing:
             previous = self._size
             for index in range(len(self._hosts), size):
+                # @ray.remote makes the class an ActorClass, which mypy does not see
                 self._hosts.append(
-                    UserHost.options(**_host_options(self._settings, index)).remote(
+                    UserHost.options(  # type: ignore[attr-defined]
+                        **_host_options(self._settings, index)
+                    ).remote(
                         index, self._settings_json, size
                     )
                 )
@@ -103,7 +106,7 @@ def pool_actor(settings: HermesSettings) -> Handle:
     """The cluster's pool: found by name, created on first use with ``settings.hosts`` hosts (0: one per
     CPU of the cluster)."""
     size = settings.hosts or max(1, int(ray.cluster_resources().get("CPU", 1)))
-    return HostPool.options(
+    return HostPool.options(  # type: ignore[attr-defined]  # @ray.remote: an ActorClass
         name=POOL_ACTOR_NAME,
         namespace=settings.namespace,
         get_if_exists=True,

@@ -123,7 +123,7 @@ def _questions(sample_id: str, qa: list[dict]) -> tuple[Question, ...]:
 
 def _category(value: object) -> int | None:
     try:
-        return int(value)  # type: ignore[arg-type]
+        return int(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         return None
 

@@ -38,7 +38,7 @@ from schemas import api
 from schemas.settings import GatePolicy
 from serve.eval.baselines import BM25Baseline, DenseBaseline, FusedBaseline
 from serve.eval.data import Conversation, load_conversations
-from serve.eval.metrics import load_evidence, score, table
+from serve.eval.metrics import Figures, load_evidence, score, table
 
 SYSTEMS = ("memory", "bm25", "dense", "fused")
 TENANT = "locomo"
@@ -111,7 +111,9 @@ class MemorySystem:
                 for u in session.utterances
             ]
             for start in range(0, len(turns), api.MAX_TURNS_PER_BATCH):
-                clock.now = turns[min(start + api.MAX_TURNS_PER_BATCH, len(turns)) - 1].at
+                last = turns[min(start + api.MAX_TURNS_PER_BATCH, len(turns)) - 1].at
+                assert last is not None  # every turn carries its utterance's time
+                clock.now = last
                 svc.write_turns(
                     api.WriteTurnsRequest(
                         session_id=f"{user_id_for(conversation.sample_id)}-s{session.number}",
@@ -198,7 +200,7 @@ def run(
     conversations = load_conversations(data)
     embedder = CachingEmbedder(E5Embedder())
     graded = load_evidence(data)
-    figures = {}
+    figures: dict[str, dict[str, Figures]] = {}  # part of the file → system → figures
     with ExitStack() as stack:
         rankers = _rankers(systems, embedder, stack)
         for system in systems:

@@ -19,11 +19,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from actors.core.errors import HermesError
 from schemas.settings import HermesSettings
+
+if TYPE_CHECKING:  # imported where used: see above
+    from actors.store.sql.store import MemoryStore
+    from actors.store.vectors.milvus_server import LocalMilvus
 
 APP_NAME = "hermes"
 DEMO_TENANT = "demo"
@@ -105,8 +110,8 @@ class LocalStack:
     def __init__(self, settings: HermesSettings):
         self.settings = local_settings(settings)
         self.paths = StackPaths(self.settings.home)
-        self._store = None
-        self._milvus = None
+        self._store: MemoryStore | None = None
+        self._milvus: LocalMilvus | None = None
         self._ray_started = False
         self._serve_started = False
 
@@ -152,6 +157,7 @@ class LocalStack:
         returns the key when it is new. Keys are stored hashed, so a missing or stale key file (say the SQL
         database was replaced) means a rotated key rather than an unusable one."""
         store = self._store
+        assert store is not None, "the stack is not started"
         known = self.paths.demo_key_file.read_text().strip() if self.paths.demo_key_file.exists() else ""
         if known and store.authenticate(known) == DEMO_TENANT:
             return None
@@ -189,13 +195,16 @@ class LocalStack:
             ray.init(address=self.settings.ray_address, namespace=self.settings.namespace)
         else:
             # "local" always starts a private instance, never joins a stray cluster from /tmp/ray.
+            # Every worker then sets up the OTel SDK from the OTEL_* variables it inherits from us.
+            tracing: dict[str, Any] = (
+                {"_tracing_startup_hook": TRACING_HOOK} if telemetry.tracing_requested() else {}
+            )
             ray.init(
                 address="local",
                 num_cpus=os.cpu_count(),
                 include_dashboard=False,
                 namespace=self.settings.namespace,
-                # Every worker then sets up the OTel SDK from the OTEL_* variables it inherits from us.
-                **({"_tracing_startup_hook": TRACING_HOOK} if telemetry.tracing_requested() else {}),
+                **tracing,
             )
         self._ray_started = True
         self.paths.ray_address_file.write_text(ray.get_runtime_context().gcs_address + "\n")
@@ -370,7 +379,7 @@ def _is_stack_process(pid: int) -> bool:
     return "up" in words and any("hermes-memory" in w or w == "serve.cli.main" for w in words)
 
 
-def open_store(settings: HermesSettings):
+def open_store(settings: HermesSettings) -> "MemoryStore":
     """The SQL store with its schema in place (creating it is idempotent)."""
     from actors.store.sql.store import MemoryStore
 

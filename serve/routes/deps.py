@@ -1,7 +1,7 @@
 """The dependencies every route takes, as ``Annotated`` aliases: the replica's gateway, the caller's tenant
 (from ``X-API-Key``), the admin key, validated path ids, and the optional ``Idempotency-Key``."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Header, Path
 
@@ -13,7 +13,9 @@ def current_gateway() -> Gateway:
     """The gateway of the Serve replica handling this request (replaced in tests without Serve)."""
     from ray import serve
 
-    return serve.get_replica_context().servable_object.gateway
+    app: Any = serve.get_replica_context().servable_object  # the HermesMemory deployment
+    gateway: Gateway = app.gateway
+    return gateway
 
 
 GatewayDep = Annotated[Gateway, Depends(current_gateway)]

@@ -28,10 +28,10 @@ from actors.core.gate.bounded import BoundedGate
 from actors.core.gate.frozen import FREEZE_RULES, FrozenGate
 from actors.core.gate.ledger import Ledger, Outcome, union
 from actors.core.gate.maintenance import CONSOLIDATION_ACTOR, ConsolidationCounts, Maintenance
-from actors.core.gate.scoring import content_units
 from actors.core.gate.valuation import decay_score
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.core.slots import spec
+from actors.language.tokens import content_units
 from schemas.enums import AlertKind, Kind, Layer, Polarity, Source, State
 from schemas.settings import GatePolicy
 

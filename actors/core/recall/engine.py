@@ -120,7 +120,7 @@ class RecallEngine:
         there an older memory is not a staler one."""
         if item.is_frozen or past:
             return 1.0
-        return self.policy.decay.factor(item.kind) ** days_between(item.last_accessed_at, self.now)
+        return float(self.policy.decay.factor(item.kind) ** days_between(item.last_accessed_at, self.now))
 
     def _scored(self, found: Found, past: bool) -> Hit:
         weights = self.policy.fusion

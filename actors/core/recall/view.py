@@ -49,8 +49,8 @@ def recall_vector(item: MemoryItem, dim: int) -> np.ndarray:
         return np.zeros(dim, dtype=np.float32)
     if turn is None:
         return own
-    mean = own + turn
-    return mean / (np.linalg.norm(mean) or 1.0)
+    mean: np.ndarray = own + turn
+    return mean / (float(np.linalg.norm(mean)) or 1.0)
 
 
 class Tokenized:
@@ -74,7 +74,7 @@ def stacked(
     dtype: type = np.float32,
 ) -> np.ndarray:
     """The items' vectors as rows (recall vectors unless told otherwise)."""
-    matrix = np.zeros((len(items), dim), dtype=dtype)
+    matrix: np.ndarray = np.zeros((len(items), dim), dtype=dtype)
     for row, item in enumerate(items):
         matrix[row] = vector(item, dim)
     return matrix

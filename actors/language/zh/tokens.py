@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from functools import cache
+from types import ModuleType
+from typing import cast
 
 from actors.language.text import han_runs
 from actors.language.zh.stopwords import STOP_WORDS
 
 
 @cache
-def jieba():
+def jieba() -> ModuleType:
+    """jieba, imported on first use (loading its dictionary takes a second) and quiet."""
     import jieba
 
     jieba.setLogLevel(60)
-    return jieba
+    return cast(ModuleType, jieba)
 
 
 def terms(lowered: str) -> list[str]:

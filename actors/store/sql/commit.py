@@ -10,9 +10,9 @@ between, and the commit is refused too (``ConcurrentUpdate``).
 """
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import CursorResult, Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from actors.core.errors import ConcurrentUpdate, InvalidInput, NotFound
@@ -28,7 +28,7 @@ from actors.store.sql.tables import AlertRow, AppliedRequestRow, MemoryItemRow, 
 from schemas.enums import AlertStatus
 from schemas.ids import check_tenant_id, check_user_id
 
-_ITEMS = MemoryItemRow.__table__
+_ITEMS = cast(Table, MemoryItemRow.__table__)
 #: one UPDATE per changed item, run as one executemany: the key and the version it was loaded at
 _UPDATE_ITEM = (
     update(_ITEMS)
@@ -95,21 +95,24 @@ def apply_changes(
     if new_items:
         session.execute(insert(_ITEMS), [{**item_columns(item), "version": 1} for item in new_items])
     if changed:
-        updated = session.execute(
-            _UPDATE_ITEM,
-            [
-                {
-                    "key_tenant_id": tenant_id,
-                    "key_user_id": user_id,
-                    "key_memory_id": item.memory_id,
-                    "key_version": item.version,
-                    **{
-                        f"set_{name}": value
-                        for name, value in item_columns(item, UPDATABLE_ITEM_FIELDS).items()
-                    },
-                }
-                for item in changed
-            ],
+        updated = cast(
+            CursorResult[Any],
+            session.execute(
+                _UPDATE_ITEM,
+                [
+                    {
+                        "key_tenant_id": tenant_id,
+                        "key_user_id": user_id,
+                        "key_memory_id": item.memory_id,
+                        "key_version": item.version,
+                        **{
+                            f"set_{name}": value
+                            for name, value in item_columns(item, UPDATABLE_ITEM_FIELDS).items()
+                        },
+                    }
+                    for item in changed
+                ],
+            ),
         )
         if updated.rowcount not in (-1, len(changed)):
             raise ConcurrentUpdate("commit: a memory was changed concurrently")

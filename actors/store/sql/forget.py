@@ -6,8 +6,9 @@ fresh one). Alerts about the item go too, since their messages may quote it.
 """
 
 from datetime import datetime
+from typing import Any, cast
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.orm import Session
 
 from actors.core.errors import NotFound
@@ -36,9 +37,14 @@ _PER_USER_TABLES = (
 
 def erase_user_rows(session: Session, tenant_id: str, user_id: str, *, reason: str, at: datetime) -> int:
     """Delete every row of one user, leave exactly one tombstone; returns how many items were removed."""
-    removed = session.execute(
-        delete(MemoryItemRow).where(MemoryItemRow.tenant_id == tenant_id, MemoryItemRow.user_id == user_id),
-        execution_options=_NO_SYNC,
+    removed: int = cast(
+        CursorResult[Any],
+        session.execute(
+            delete(MemoryItemRow).where(
+                MemoryItemRow.tenant_id == tenant_id, MemoryItemRow.user_id == user_id
+            ),
+            execution_options=_NO_SYNC,
+        ),
     ).rowcount
     for table in _PER_USER_TABLES:
         session.execute(

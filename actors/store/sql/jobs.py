@@ -13,7 +13,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -22,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from actors.core.memory import MemoryItem, utcnow
+from actors.core.records import CohortFeature
 from actors.store.sql.tables import (
     AuditEventRow,
     CohortFeatureRow,
@@ -30,7 +30,7 @@ from actors.store.sql.tables import (
     ProfileSnapshotRow,
     UserLeaseRow,
 )
-from schemas.enums import ACTIVE_STATES, Layer, Polarity
+from schemas.enums import ACTIVE_STATES, Layer
 
 #: audit actions that move an item into, or out of, the archive
 ARCHIVE_MOVES = ("archive", "restore")
@@ -43,16 +43,6 @@ INDEXED = or_(
 
 SessionFactory = Callable[[str], AbstractContextManager[Session]]
 ItemQuery = Callable[[str, Select[Any]], list[MemoryItem]]
-
-
-@dataclass(frozen=True, slots=True)
-class CohortFeature:
-    slot: str
-    polarity: Polarity
-    value: str
-    users: int
-    cohort_size: int
-    share: float
 
 
 class JobRecords:
@@ -193,7 +183,9 @@ class JobRecords:
 
     # ----------------------------------------------------------------------------- archive history
 
-    def archive_moves(self, tenant_id: str, user_id: str, since: datetime) -> list[tuple[str, str, datetime]]:
+    def archive_moves(
+        self, tenant_id: str, user_id: str, since: datetime
+    ) -> list[tuple[str | None, str, datetime]]:
         """(memory_id, "archive" | "restore", at) of the user since ``since``, oldest first."""
         query = (
             select(AuditEventRow.memory_id, AuditEventRow.action, AuditEventRow.at)

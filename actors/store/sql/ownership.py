@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
@@ -96,7 +96,10 @@ def pending(session: Session, limit: int, after: int = 0) -> list[OutboxEntry]:
         .order_by(IndexOutboxRow.seq)
         .limit(limit)
     )
-    return [OutboxEntry(*row) for row in rows]
+    return [
+        OutboxEntry(seq, tenant_id, user_id, memory_id, cast(OutboxOp, op))
+        for seq, tenant_id, user_id, memory_id, op in rows
+    ]
 
 
 def done(session: Session, seqs: list[int]) -> None:

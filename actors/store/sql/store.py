@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Self
 
 from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.exc import IntegrityError
@@ -69,7 +69,7 @@ class MemoryStore:
         self.jobs = JobRecords(self._reading, self._writing, self._items)
 
     @classmethod
-    def from_settings(cls, settings: HermesSettings) -> MemoryStore:
+    def from_settings(cls, settings: HermesSettings) -> Self:
         if not settings.sql_url:
             settings.home.mkdir(parents=True, exist_ok=True)
         return cls(settings.resolved_sql_url(), default_policy=settings.policy)

@@ -10,6 +10,7 @@ of a closed enum, whatever the caller claims to have checked already. Anything e
 
 from collections.abc import Iterable
 from enum import StrEnum
+from typing import TypeVar, cast
 
 import numpy as np
 
@@ -32,12 +33,15 @@ def _quoted(values: Iterable[str]) -> str:
     return "[" + ", ".join(f'"{value}"' for value in values) + "]"
 
 
-def _enum_members(field: str, enum: type[StrEnum], values: Iterable[object]) -> list[StrEnum]:
+_Member = TypeVar("_Member", bound=StrEnum)
+
+
+def _enum_members(field: str, enum: type[_Member], values: Iterable[object]) -> list[_Member]:
     """Validated members in declaration order, so equal sets always give byte-identical expressions."""
-    wanted: set[StrEnum] = set()
+    wanted: set[_Member] = set()
     for value in values:
         try:
-            wanted.add(enum(value))
+            wanted.add(enum(cast(str, value)))  # any other value raises ValueError
         except ValueError:
             raise InvalidIdentifier(field, value) from None
     return [member for member in enum if member in wanted]

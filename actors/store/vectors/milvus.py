@@ -43,6 +43,7 @@ Errors::
         └── VectorSchemaMismatch                the collection exists with another schema (e.g. another dim)
 """
 
+import functools
 import logging
 import re
 import threading
@@ -210,7 +211,7 @@ class MilvusIndex:
             def write(data: list[dict] = data) -> None:
                 self._client.upsert(self.collection, data, partition_name=name, timeout=self.timeout)
 
-            self._run(write, on_missing_partition=lambda write=write: self._recreate_then(tenant_id, write))
+            self._run(write, on_missing_partition=functools.partial(self._recreate_then, tenant_id, write))
 
     def delete(self, tenant_id: str, memory_ids: list[str]) -> None:
         doomed = list(dict.fromkeys(check_memory_id(memory_id) for memory_id in memory_ids))

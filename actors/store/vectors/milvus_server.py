@@ -145,7 +145,7 @@ def stop_pidfile(pidfile: Path, timeout: float = 15.0) -> bool:
     """Stop the detached server recorded in ``pidfile`` and remove the file. True if one was running."""
     record = read_pidfile(pidfile)
     running = record is not None and _is_our_server(record.pid, record.data_dir)
-    if running:
+    if record is not None and running:
         _terminate(record.pid, lambda: not _has_exited(record.pid), timeout)
     pidfile.unlink(missing_ok=True)
     return running
@@ -214,6 +214,7 @@ class LocalMilvus:
             self.pidfile.write_text(json.dumps(record.__dict__))
 
     def _wait_until_serving(self, timeout: float) -> None:
+        assert self._process is not None  # start() has just spawned it
         deadline = time.monotonic() + timeout
         while True:
             if self._process.poll() is not None:
