@@ -318,7 +318,16 @@ def node_crash_scenario(settings_json: str) -> dict:
             time.sleep(0.05)
         crash_node()
         writers.join()
-        ray.get(pool.drain_outboxes.remote(), timeout=300)
+        drained_by = time.monotonic() + 300
+        while True:
+            try:
+                ray.get(pool.drain_outboxes.remote(), timeout=300)
+                break
+            except ray.exceptions.ActorUnavailableError:
+                # the host of the killed node may still be restarting: its outbox drains once it is back
+                if time.monotonic() > drained_by:
+                    raise
+                time.sleep(1)
         index = MilvusIndex(settings.milvus_uri, settings.milvus_collection, E5_DIM)
         missing = missing_acknowledged(store, index, tenant_id, acks)
         duplicated = [d for u in users for d in duplicated_dialogs(store, tenant_id, u)]
