@@ -502,7 +502,7 @@ def test_extract_handles_long_turns(text: str) -> None:
 
 # --- LoCoMo: coverage and throughput --------------------------------------------------------------
 
-LOCOMO = Path("/work/shared/data/locomo/locomo_dev.json")
+LOCOMO = Path(__file__).resolve().parents[4] / "shared" / "data" / "locomo" / "locomo_dev.json"
 
 
 @pytest.mark.slow
