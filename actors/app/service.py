@@ -152,10 +152,10 @@ class UserMemoryService:
     def resident_bytes(self) -> int:
         """Rough bytes this user holds in memory: items with their stored vectors, the recall matrix, keyword
         postings and entity graph (calibrated with tracemalloc on a full user: docs/benchmarks.md)."""
-        # per active item: its own and its source turn's vector, and a row in each of the view's two matrices;
-        # per archived item: the two vectors and an int8 row
-        per_item = 2800 + 4 * 4 * self.embedder.dim
-        archived = 0 if self._archive is None else len(self._archive.items) * (2200 + 9 * self.embedder.dim)
+        # per active item: its vector and a row of the view's matrix; per archived item: its vector and an
+        # int8 row (each with its source turn's text)
+        per_item = 2800 + 2 * 4 * self.embedder.dim
+        archived = 0 if self._archive is None else len(self._archive.items) * (2200 + 5 * self.embedder.dim)
         return len(self.engine.items) * per_item + archived
 
     # ------------------------------------------------------------------ writes
@@ -208,13 +208,10 @@ class UserMemoryService:
     def _apply_candidates(
         self, candidates: list[Candidate], request_id: str | None, ignored: int
     ) -> api.WriteResult:
-        turns = list(dict.fromkeys(c.source_text for c in candidates if c.source_text))
-        embedded = self._embed([c.content for c in candidates] + turns)
-        vectors = embedded[: len(candidates)]
-        turn_vectors = dict(zip(turns, embedded[len(candidates) :], strict=True))
+        vectors = self._embed([c.content for c in candidates])
         for attempt in (1, 2):
             try:
-                outcomes, changes = self._decide(candidates, vectors, turn_vectors)
+                outcomes, changes = self._decide(candidates, vectors)
                 result = self._result(outcomes, ignored, changes.alerts)
                 self._commit(changes, request_id=request_id, result=result.model_dump(mode="json"))
                 return result
@@ -224,9 +221,7 @@ class UserMemoryService:
                 self.engine = self._load()  # someone (a job) changed this user under the optimistic lock
         raise AssertionError("unreachable")
 
-    def _decide(
-        self, candidates: list[Candidate], vectors: np.ndarray, turn_vectors: dict[str, np.ndarray]
-    ) -> tuple[list[Outcome], GateChanges]:
+    def _decide(self, candidates: list[Candidate], vectors: np.ndarray) -> tuple[list[Outcome], GateChanges]:
         changes = GateChanges()
         outcomes: list[Outcome] = []
         with span("gate.write", candidates=len(candidates)):
@@ -236,9 +231,6 @@ class UserMemoryService:
                 for item in step.upserted.values():
                     if item.embedding is None and item.content_hash == content_hash(cand.content):
                         item.embedding = vector.astype(np.float32).tobytes()
-                    turn = turn_vectors.get(item.source_text or "")
-                    if item.source_embedding is None and turn is not None:
-                        item.source_embedding = turn.astype(np.float32).tobytes()
                 outcomes.append(outcome)
                 changes.merge(step)
                 if step.upserted:
@@ -305,14 +297,7 @@ class UserMemoryService:
             self._commit(GateChanges(), index_items=())
 
     def _fill_missing_embeddings(self, items: Iterable[MemoryItem]) -> None:
-        items = [i for i in items if i.state is not State.DELETED]
-        for item in items:
-            if item.merged_from and item.source_embedding is None:
-                # a summary's turns: the mean of its sources' turn vectors (their own where they have none)
-                item.source_embedding = summary_vector(
-                    item, self.engine.items, lambda source: source.source_embedding or source.embedding
-                )
-        missing = [i for i in items if i.embedding is None]
+        missing = [i for i in items if i.embedding is None and i.state is not State.DELETED]
         for item in missing:
             item.embedding = summary_vector(item, self.engine.items)
         missing = [i for i in missing if i.embedding is None]

@@ -106,10 +106,9 @@ class MemoryItem:
     #: the content's embedding (float32 bytes): SQL keeps it so the vector index can be rebuilt without
     #: re-embedding, and the user's actor can find near-duplicates without a round trip
     embedding: bytes | None = field(default=None, repr=False)
-    #: the whole turn the content was cut from (redacted), and its embedding: recall matches a question
-    #: against the turn as well as against the extracted clause (docs/locomo.md, "Whole turns")
+    #: the whole turn the content was cut from (redacted): the keyword route matches a question against the
+    #: turn's words as well as the extracted clause's (docs/locomo.md)
     source_text: str | None = None
-    source_embedding: bytes | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not self.content_hash:

@@ -4,7 +4,7 @@ so overflow shrinks working memory without losing where anything came from.
 """
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 
 import numpy as np
@@ -68,18 +68,12 @@ def merge_group(group: list[MemoryItem], now: datetime) -> MemoryItem:
     )
 
 
-def summary_vector(
-    summary: MemoryItem,
-    items: Mapping[str, MemoryItem],
-    vector_of: Callable[[MemoryItem], bytes | None] = lambda source: source.embedding,
-) -> bytes | None:
+def summary_vector(summary: MemoryItem, items: Mapping[str, MemoryItem]) -> bytes | None:
     """A merged summary stands for the topic its sources share: the normalized mean of their vectors (no
-    model call — embedding the long joined text was most of a consolidation pass's cost); ``vector_of``
-    picks which vector of a source (its own by default). None when the item is not a summary or a source's
-    vector is unknown."""
+    model call — embedding the long joined text was most of a consolidation pass's cost). None when the
+    item is not a summary or a source's vector is unknown."""
     sources = [items.get(memory_id) for memory_id in summary.merged_from]
-    found = [None if s is None else vector_of(s) for s in sources]
-    vectors = [v for v in found if v is not None]
+    vectors = [s.embedding for s in sources if s is not None and s.embedding is not None]
     if not sources or len(vectors) < len(sources):
         return None
     mean = np.mean([np.frombuffer(v, dtype=np.float32) for v in vectors], axis=0)

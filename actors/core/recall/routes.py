@@ -6,7 +6,7 @@ them in the order they run and fold. A new route is one class and one entry ther
 breakdown (a map of route → score) and the API need no edit. The numbers were tuned on LoCoMo dev
 conversations 26, 30 and 41 and checked on 42 and 43 (docs/locomo.md).
 
-* **semantic** — the query vector against the searched items' recall vectors (``view.recall_vector``);
+* **semantic** — the query vector against the searched items' embeddings;
 * **keyword** — BM25 over their recall texts (``view.recall_text``), the active and archived postings
   scored as one index; the two ranked routes score a rank ``r`` as ``1 / (1 + r / RANK_SCALE)`` (embedding
   scores bunch in a narrow band and BM25 scores are unbounded, so ranks are what compare across routes and

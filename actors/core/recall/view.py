@@ -35,22 +35,11 @@ def _vector(blob: bytes | None, dim: int) -> np.ndarray | None:
 
 
 def own_vector(item: MemoryItem, dim: int) -> np.ndarray:
-    """The memory's own embedding (zeros when it has none of this size): what restatements are told by."""
+    """The memory's own embedding (zeros when it has none of this size): what the semantic route and the
+    gate's restatement check match. A mean with the source turn's vector was measured and dropped: it lost
+    on the held-out LoCoMo conversations and cost a second embedding per write (docs/locomo.md)."""
     own = _vector(item.embedding, dim)
     return np.zeros(dim, dtype=np.float32) if own is None else own
-
-
-def recall_vector(item: MemoryItem, dim: int) -> np.ndarray:
-    """What the semantic route matches: the memory's embedding, averaged with its source turn's when it has
-    one (a clause alone loses the turn's context; the turn alone blurs which part was remembered), as a unit
-    vector; zeros when the item has no embedding of this size."""
-    own, turn = _vector(item.embedding, dim), _vector(item.source_embedding, dim)
-    if own is None:
-        return np.zeros(dim, dtype=np.float32)
-    if turn is None:
-        return own
-    mean: np.ndarray = own + turn
-    return mean / (float(np.linalg.norm(mean)) or 1.0)
 
 
 class Tokenized:
@@ -70,10 +59,10 @@ class Tokenized:
 def stacked(
     items: list[MemoryItem],
     dim: int,
-    vector: Callable[[MemoryItem, int], np.ndarray] = recall_vector,
+    vector: Callable[[MemoryItem, int], np.ndarray] = own_vector,
     dtype: type = np.float32,
 ) -> np.ndarray:
-    """The items' vectors as rows (recall vectors unless told otherwise)."""
+    """The items' vectors as rows."""
     matrix: np.ndarray = np.zeros((len(items), dim), dtype=dtype)
     for row, item in enumerate(items):
         matrix[row] = vector(item, dim)
@@ -103,10 +92,6 @@ class ActiveView:
         return stacked(self.items, self.dim)
 
     @cached_property
-    def own_matrix(self) -> np.ndarray:
-        return stacked(self.items, self.dim, own_vector)
-
-    @cached_property
     def keywords(self) -> BM25:
         return BM25(self._tokenized.documents(self.items))
 
@@ -119,8 +104,8 @@ class ActiveView:
         return self.matrix @ vector if self.items else np.zeros(0, dtype=np.float32)
 
     def nearest(self, vector: np.ndarray, depth: int) -> list[tuple[str, float]]:
-        """The items whose own embeddings are closest to the vector: the gate's restatement candidates."""
-        scores = self.own_matrix @ vector if self.items else np.zeros(0, dtype=np.float32)
+        """The items whose embeddings are closest to the vector: the gate's restatement candidates."""
+        scores = self.similarities(vector)
         return [(self.items[n].memory_id, float(scores[n])) for n in top(scores, depth)]
 
 
@@ -169,12 +154,7 @@ class ArchivePart:
 
 def _reads_alike(old: MemoryItem, new: MemoryItem) -> bool:
     """Whether recall reads the same of the two versions of an item (a change of heat, say, is not seen)."""
-    return (old.content, old.source_text, old.embedding, old.source_embedding) == (
-        new.content,
-        new.source_text,
-        new.embedding,
-        new.source_embedding,
-    )
+    return (old.content, old.source_text, old.embedding) == (new.content, new.source_text, new.embedding)
 
 
 class ArchiveView:

@@ -151,9 +151,8 @@ class MemoryItemRow(Base):
     #: the content's float32 vector as raw bytes, kept so the index can be rebuilt without re-embedding
     #: (the service reads and writes ``MemoryItem.embedding``)
     embedding: Mapped[bytes | None] = mapped_column(LargeBinary)
-    #: the whole turn an extracted clause came from, and its vector (``MemoryItem.source_text``)
+    #: the whole turn an extracted clause came from (``MemoryItem.source_text``)
     source_text: Mapped[str | None] = mapped_column(Text)
-    source_embedding: Mapped[bytes | None] = mapped_column(LargeBinary)
 
     __table_args__ = (
         Index("ix_memory_items_scope_state", "tenant_id", "user_id", "state"),

@@ -4,7 +4,7 @@ scoring as one archive would; int8 rows score like the float vectors."""
 import numpy as np
 
 from actors.core.memory import MemoryItem
-from actors.core.recall.view import ArchiveView, Int8Rows, recall_vector, stacked
+from actors.core.recall.view import ArchiveView, Int8Rows, own_vector, stacked
 from actors.language.keywords import BM25, joint_scores, tokenize
 from schemas.enums import Kind, Layer, State
 
@@ -45,7 +45,7 @@ def test_an_evicted_item_rebuilds_only_the_recent_part_and_scores_as_one_archive
     query = np.frombuffer(newcomer.embedding, np.float32)
     terms = tokenize("sailing island")
     whole = [*loaded, newcomer]
-    exact = np.stack([recall_vector(i, DIM) for i in whole]) @ query
+    exact = np.stack([own_vector(i, DIM) for i in whole]) @ query
     expected = BM25([tokenize(f"{i.content} {i.content}") for i in whole]).scores(terms)
     got = scores(view, query, terms)
     for item, similarity, keyword in zip(whole, exact, expected, strict=True):

@@ -1,4 +1,4 @@
-"""Whole source turns beside extracted clauses: the turn's text and its vector, for recall.
+"""Whole source turns beside extracted clauses: the turn's text, for recall.
 
 Revision ID: 0004
 Revises: 0003
@@ -17,10 +17,8 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table("memory_items") as batch:
         batch.add_column(sa.Column("source_text", sa.Text(), nullable=True))
-        batch.add_column(sa.Column("source_embedding", sa.LargeBinary(), nullable=True))
 
 
 def downgrade() -> None:
     with op.batch_alter_table("memory_items") as batch:
-        batch.drop_column("source_embedding")
         batch.drop_column("source_text")
