@@ -36,8 +36,7 @@ def _vector(blob: bytes | None, dim: int) -> np.ndarray | None:
 
 def own_vector(item: MemoryItem, dim: int) -> np.ndarray:
     """The memory's own embedding (zeros when it has none of this size): what the semantic route and the
-    gate's restatement check match. A mean with the source turn's vector was measured and dropped: it lost
-    on the held-out LoCoMo conversations and cost a second embedding per write (docs/locomo.md)."""
+    gate's restatement check match (why not also its source turn's: docs/locomo.md)."""
     own = _vector(item.embedding, dim)
     return np.zeros(dim, dtype=np.float32) if own is None else own
 
@@ -56,16 +55,11 @@ class Tokenized:
         return [self._known[text] for text in texts]
 
 
-def stacked(
-    items: list[MemoryItem],
-    dim: int,
-    vector: Callable[[MemoryItem, int], np.ndarray] = own_vector,
-    dtype: type = np.float32,
-) -> np.ndarray:
-    """The items' vectors as rows."""
-    matrix: np.ndarray = np.zeros((len(items), dim), dtype=dtype)
+def stacked(items: list[MemoryItem], dim: int) -> np.ndarray:
+    """The items' vectors as float32 rows."""
+    matrix: np.ndarray = np.zeros((len(items), dim), dtype=np.float32)
     for row, item in enumerate(items):
-        matrix[row] = vector(item, dim)
+        matrix[row] = own_vector(item, dim)
     return matrix
 
 
