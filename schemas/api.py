@@ -229,6 +229,8 @@ class RecallResponse(BaseModel):
 
 
 class SessionContext(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     session_id: str
     created_at: datetime
     #: the snapshot handed to the model: byte-identical on every call for this session
@@ -264,6 +266,7 @@ class AlertList(BaseModel):
 
 class SlotConclusion(BaseModel):
     """One value of a profile slot and the memories behind it."""
+    model_config = ConfigDict(from_attributes=True)
 
     #: the canonical value, the same in every language ("chengdu"): what restatements are matched on
     value: str
@@ -291,6 +294,8 @@ class SlotConclusion(BaseModel):
 
 
 class ProfileSlot(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     slot: str
     label: str
     single_valued: bool
@@ -306,6 +311,7 @@ class ProfileSlot(BaseModel):
 
 class RelationEdge(BaseModel):
     """``user –colleague→ Bob``, ``Atlas –deadline→ next Friday``: entities the memories link."""
+    model_config = ConfigDict(from_attributes=True)
 
     source: str
     label: str
@@ -315,6 +321,7 @@ class RelationEdge(BaseModel):
 
 class StateOut(BaseModel):
     """A temporary state (mood, current focus): working memory only, never a profile conclusion."""
+    model_config = ConfigDict(from_attributes=True)
 
     slot: str
     value: str | None
@@ -324,6 +331,8 @@ class StateOut(BaseModel):
 
 
 class UserProfile(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     user_id: str
     slots: list[ProfileSlot]
     relations: list[RelationEdge] = Field(default_factory=list)

@@ -20,7 +20,6 @@ import numpy as np
 
 from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
-from actors.app import responses
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
 from actors.core.context import render_session_context
 from actors.core.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput
@@ -361,7 +360,7 @@ class UserMemoryService:
                 budget_chars=request.budget_chars,
                 cohort=self._cohort_seed(),
             )
-            rendered = responses.session_context(snapshot).model_dump_json()
+            rendered = api.SessionContext.model_validate(snapshot).model_dump_json()
             session_id = request.session_id
             text = self.store.save_session_snapshot(self.tenant_id, self.user_id, session_id, rendered)
         else:
@@ -379,7 +378,7 @@ class UserMemoryService:
         with span("profile.build"):
             history = self.store.slot_history(self.tenant_id, self.user_id)
             builder = ProfileBuilder(self.policy, self.clock())
-            return responses.user_profile(builder.build(self.user_id, self.engine.active(), history))
+            return api.UserProfile.model_validate(builder.build(self.user_id, self.engine.active(), history))
 
     # ------------------------------------------------------------------ inspection and explicit control
 

@@ -93,15 +93,8 @@ class Edge:
     source: str
     label: str
     target: str
-    backing_ids: tuple[str, ...]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "label": self.label,
-            "target": self.target,
-            "memory_ids": list(self.backing_ids),
-        }
+    #: the memories that state the link
+    memory_ids: tuple[str, ...]
 
 
 def entity_key(name: str) -> str:

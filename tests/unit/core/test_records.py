@@ -1,13 +1,12 @@
-"""The core's records map to the API models field for field (actors/app/responses.py): same fields, same
-order, so a field added to one side without the other fails here, and the JSON the API returns (and a
-session's stored snapshot) is what the records hold."""
+"""The core's records map to the API models field for field (the models read them by attribute): same
+fields, same order, so a field added to one side without the other fails here, and the JSON the API
+returns (and a session's stored snapshot) is what the records hold."""
 
 from dataclasses import fields
 from datetime import UTC, datetime
 
 import pytest
 
-from actors.app import responses
 from actors.core.records import (
     CurrentState,
     Profile,
@@ -30,6 +29,7 @@ AT = datetime(2026, 3, 1, tzinfo=UTC)
         (SlotConclusion, api.SlotConclusion),
         (CurrentState, api.StateOut),
         (SessionContextSnapshot, api.SessionContext),
+        (Edge, api.RelationEdge),
     ],
 )
 def test_a_record_has_the_fields_of_its_response_model_in_order(record, model):
@@ -58,7 +58,7 @@ def test_a_profile_converts_field_for_field():
         state=[CurrentState("state.mood", None, "so tired today", "m_4", AT)],
         generated_at=AT,
     )
-    out = responses.user_profile(profile)
+    out = api.UserProfile.model_validate(profile)
     expected = {f.name: getattr(current, f.name) for f in fields(current)}
     assert out.slots[0].conclusions[0].model_dump() == expected
     assert out.slots[0].history[0].superseded_by == "m_1" and out.slots[0].history[0].weight == 0.0
@@ -78,4 +78,4 @@ def test_a_session_snapshot_converts_to_the_same_json_as_the_model_built_directl
         user_block="residence: 苏州",
         sections={"core": "x"},
     )
-    assert responses.session_context(snapshot).model_dump_json() == direct.model_dump_json()
+    assert api.SessionContext.model_validate(snapshot).model_dump_json() == direct.model_dump_json()
