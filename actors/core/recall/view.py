@@ -187,6 +187,10 @@ class ArchiveView:
                 self._rebuild_holder(memory_id)
 
     def _enter(self, memory_id: str) -> None:
+        if memory_id in self._settled or memory_id in self._recent:
+            # it left and came back before its part was rebuilt: that rebuild takes it in again
+            self._rebuild_holder(memory_id)
+            return
         self._recent.append(memory_id)
         self._built["recent"] = None
         if len(self._recent) >= self.MERGE_AT:
@@ -208,9 +212,10 @@ class ArchiveView:
         """The archive's parts, each built on first need after it changed."""
         parts = []
         for name, ids in (("settled", self._settled), ("recent", self._recent)):
-            ids[:] = [memory_id for memory_id in ids if memory_id in self.items]
             part = self._built[name]
             if part is None:
+                # an item that left marked its part for this rebuild: the ids shed it only here
+                ids[:] = [memory_id for memory_id in ids if memory_id in self.items]
                 part = self._built[name] = ArchivePart.build(
                     [self.items[memory_id] for memory_id in ids], self.dim, self._tokenized[name]
                 )

@@ -71,3 +71,13 @@ def test_int8_rows_score_within_a_hundredth_of_the_float_product():
     query = matrix[7]
     assert np.abs(Int8Rows(matrix) @ query - matrix @ query).max() < 0.01
     assert len(Int8Rows(stacked([], 384))) == 0
+
+
+def test_an_item_that_leaves_and_comes_back_is_held_once():
+    loaded = [archived(n, "sailing") for n in range(5)]
+    view = ArchiveView(lambda: list(loaded), DIM)
+    view.parts()
+    view.apply([], forgotten=["m2"])
+    view.apply([archived(2, "sailing")])  # back before any recall rebuilt the settled part
+    ids = [i.memory_id for part in view.parts() for i in part.items]
+    assert sorted(ids) == [f"m{n}" for n in range(5)]
