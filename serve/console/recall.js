@@ -1,7 +1,8 @@
 // The recall playground: run a query as the agent would and see why each hit ranks where it does. The
-// total is (semantic weight × relevance + decay weight × time decay + importance weight × importance),
-// times any boosts (frozen, negative); the stacked bar draws those three weighted parts, and one bar per
-// route draws that route's score.
+// total is (semantic weight × relevance + min(relevance, 1) × (decay weight × time decay + importance
+// weight × importance)), times any boosts (frozen, negative): freshness and importance count as far as
+// the memory matches. The stacked bar draws those three weighted parts, and one bar per route draws that
+// route's score.
 
 import { api, userPath } from "./api.js";
 import { badge, bar, fmt, guard, h, memoryLink, replaceChildren } from "./dom.js";
@@ -9,10 +10,11 @@ import { badge, bar, fmt, guard, h, memoryLink, replaceChildren } from "./dom.js
 const SIGNALS = ["relevance", "time_decay", "importance"];
 
 function contributions(score, fusion) {
+  const matched = Math.min(score.relevance, 1);
   const parts = [
     ["relevance", fusion.semantic * score.relevance],
-    ["time_decay", fusion.time_decay * score.time_decay],
-    ["importance", fusion.importance * score.importance],
+    ["time_decay", matched * fusion.time_decay * score.time_decay],
+    ["importance", matched * fusion.importance * score.importance],
   ];
   const stacked = h("span", { class: "stack" });
   for (const [name, value] of parts) {
@@ -60,8 +62,8 @@ export async function renderRecall(el, ctx) {
     "p",
     { class: "legend small" },
     h("span", { class: "swatch seg-relevance" }), ` relevance × ${fusion.semantic} `,
-    h("span", { class: "swatch seg-time_decay" }), ` time decay × ${fusion.time_decay} `,
-    h("span", { class: "swatch seg-importance" }), ` importance × ${fusion.importance}`,
+    h("span", { class: "swatch seg-time_decay" }), ` time decay × ${fusion.time_decay} × match `,
+    h("span", { class: "swatch seg-importance" }), ` importance × ${fusion.importance} × match (relevance, at most 1)`,
   );
   const run = async (event) => {
     event.preventDefault();

@@ -7,8 +7,10 @@ and one entry) over the active and — unless the caller leaves it out — the a
 bounded gate bounds what a context holds, not what recall may search), and returns domain ``Hit`` records.
 
 Fusion. A memory's ``relevance`` folds each route's score through that route's ``lift``; then ``total =
-w_sem·relevance + w_time·time_decay + w_imp·importance`` (``GatePolicy.fusion``: 0.55 / 0.25 / 0.20), × the
-frozen boost (1.3), × the negative weight (1.2 while fresh). Near-duplicates (same content hash, or own
+w_sem·relevance + min(relevance, 1)·(w_time·time_decay + w_imp·importance)`` (``GatePolicy.fusion``: 0.55 /
+0.25 / 0.20), × the frozen boost (1.3), × the negative weight (1.2 while fresh). Freshness and importance
+count as far as the memory answers the query: they order what matches, they do not bring in a memory the
+query does not match (a frozen motto of importance 1 would otherwise outrank most answers to any query). Near-duplicates (same content hash, or own
 embeddings at or above the near-duplicate similarity that also share most of their content words) keep only
 their best-ranked hit; hits whose memories contradict each other are flagged, not resolved.
 """
@@ -127,11 +129,8 @@ class RecallEngine:
         item = found.item
         relevance = self.relevance(found)
         time_decay = self._time_decay(item, past)
-        total = (
-            weights.semantic * relevance
-            + weights.time_decay * time_decay
-            + weights.importance * item.importance
-        )
+        priors = weights.time_decay * time_decay + weights.importance * item.importance
+        total = weights.semantic * relevance + min(relevance, 1.0) * priors
         boosts: dict[str, float] = {}
         if item.is_frozen:
             boosts["frozen"] = weights.frozen_boost

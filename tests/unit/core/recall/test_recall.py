@@ -103,13 +103,28 @@ def test_hits_carry_a_breakdown_and_boosts(store):
     for hit in (frozen, negative):
         s = hit.score
         assert s.total == pytest.approx(
-            (0.55 * s.relevance + 0.25 * s.time_decay + 0.2 * s.importance) * s.boosts[next(iter(s.boosts))],
+            (0.55 * s.relevance + min(s.relevance, 1) * (0.25 * s.time_decay + 0.2 * s.importance))
+            * s.boosts[next(iter(s.boosts))],
             rel=1e-4,
         )
         assert hit.memory.source_dialog_ids
     clock.now += timedelta(days=15)  # the negative's 14-day priority window is over
     later = {h.memory.slot: h for h in recall(svc, "short videos", k=8)}
     assert "negative" not in later["preference.content"].score.boosts
+
+
+def test_a_frozen_fact_the_query_does_not_match_is_not_recalled_for_its_importance(store):
+    svc = service(store)
+    say(svc, "s1", "I'm allergic to peanuts")
+    say(svc, "s2", "我对花生过敏")
+    say(svc, "s3", *unrelated_memories(60))
+    (allergy,) = [i for i in store.list_items("acme", "alice") if i.slot == "basic.allergy"]
+    assert allergy.state is State.FROZEN and allergy.importance == 1.0
+    # ten memories name the canoe; past them, weak semantic matches, not the frozen allergy (importance 1,
+    # no decay, ×1.3), which the importance and session routes put in the pool with next to no relevance
+    hits = recall(svc, "Where did I see a canoe?", k=12)
+    assert sum("canoe" in h.memory.content for h in hits[:10]) == 10
+    assert allergy.memory_id not in {h.memory.memory_id for h in hits}
 
 
 def test_recall_updates_access_statistics(store):
