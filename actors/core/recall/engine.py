@@ -10,9 +10,10 @@ Fusion. A memory's ``relevance`` folds each route's score through that route's `
 w_sem·relevance + min(relevance, 1)·(w_time·time_decay + w_imp·importance)`` (``GatePolicy.fusion``: 0.55 /
 0.25 / 0.20), × the frozen boost (1.3), × the negative weight (1.2 while fresh). Freshness and importance
 count as far as the memory answers the query: they order what matches, they do not bring in a memory the
-query does not match (a frozen motto of importance 1 would otherwise outrank most answers to any query). Near-duplicates (same content hash, or own
-embeddings at or above the near-duplicate similarity that also share most of their content words) keep only
-their best-ranked hit; hits whose memories contradict each other are flagged, not resolved.
+query does not match (a frozen motto of importance 1 would otherwise outrank most answers to any query).
+Near-duplicates (same content hash, or own embeddings at or above the near-duplicate similarity that also
+share most of their content words) keep only their best-ranked hit; hits whose memories contradict each
+other are flagged, not resolved.
 """
 
 from __future__ import annotations
