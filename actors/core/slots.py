@@ -86,3 +86,16 @@ def is_style(slot: str | None) -> bool:
 
 def is_temporary(slot: str | None) -> bool:
     return slot is not None and slot.startswith("state.")
+
+
+#: slots whose values name a member as ``role`` or ``role:name`` ("sister:anna", "dog:max")
+MEMBER_SLOTS = frozenset({"basic.family", "basic.pet", "relation.social"})
+
+
+def refines(value: str | None, other: str | None) -> bool:
+    """Whether ``value`` names the member ``other`` leaves unnamed: "dog:max" refines "dog", "sister:anna"
+    refines "sister"."""
+    if not value or not other:
+        return False
+    return ":" not in other and value.startswith(f"{other}:")
+

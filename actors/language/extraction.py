@@ -21,7 +21,7 @@ Pipeline for one turn:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal, Protocol
 
@@ -35,7 +35,7 @@ from actors.language.redaction import neutralize_injection, redact
 from actors.language.rules import Finding, fact, object_phrase
 from actors.language.segments import Clause, Sentence, segment
 from actors.language.tokens import content_units, word_count
-from schemas.enums import Kind, Source
+from schemas.enums import Kind, Polarity, Source
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +83,9 @@ _NOT_SPEAKERS = frozenset(
 
 
 _REDACTED = re.compile(r"\[REDACTED:[a-z_]+\]")
+_SPACES = re.compile(r"\s{2,}")
+#: the slots a clause can deny (``_denied``): what the user is and what they like
+_DENIABLE_SLOTS = ("basic.", "preference.")
 
 
 def only_secrets(content: str, markers: Reading | None = None) -> bool:
@@ -163,12 +166,36 @@ def _sentence_as_clause(sentence: Sentence) -> Clause:
     )
 
 
-def _match(clause: Clause, markers: Reading) -> list[Finding]:
-    probe = clause.probe[:MAX_PROBE_CHARS]
-    for book in clause.pack.books:
+def _read_books(probe: str, pack: LanguagePack) -> list[Finding]:
+    for book in pack.books:
         found = book.match(probe)
         if found:
             return found
+    return []
+
+
+def _denied(clause: Clause) -> list[Finding]:
+    """The fact a clause denies or says has ended ("I'm not vegetarian anymore", "I don't live in Berlin any
+    more", 我已经不住在成都了): read without its cessation words, the fact found is the one denied, with
+    the opposite polarity. Only what the user is or likes can be denied this way."""
+    cessation = clause.pack.markers.cessation
+    probe = clause.probe[:MAX_PROBE_CHARS]
+    if not cessation.search(probe):
+        return []
+    affirmed = _SPACES.sub(" ", cessation.sub("", probe)).strip()
+    return [
+        replace(finding, polarity=Polarity.NEGATIVE, change=True)
+        for finding in _read_books(affirmed, clause.pack)
+        if finding.slot
+        and finding.slot.startswith(_DENIABLE_SLOTS)
+        and finding.polarity is Polarity.POSITIVE
+    ]
+
+
+def _match(clause: Clause, markers: Reading) -> list[Finding]:
+    found = _read_books(clause.probe[:MAX_PROBE_CHARS], clause.pack) or _denied(clause)
+    if found:
+        return found
     generic = _generic(clause, markers)
     return [generic] if generic else []
 

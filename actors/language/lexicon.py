@@ -82,10 +82,10 @@ def _index_tables() -> tuple[dict[str, str], dict[str, set[str]]]:
 
 _ALIASES, _CATEGORIES = _index_tables()
 _CJK_ALIASES = sorted((a for a in _ALIASES if has_han(a)), key=len, reverse=True)
-#: canonical value → its Chinese spellings, longest first (so 花生酱 is found before 花生)
-_CJK_SPELLINGS: dict[str, list[str]] = {}
-for _alias in _CJK_ALIASES:
-    _CJK_SPELLINGS.setdefault(_ALIASES[_alias], []).append(_alias)
+#: canonical value → its spellings in either language, longest first (so 花生酱 is found before 花生)
+_SPELLINGS: dict[str, list[str]] = {}
+for _alias in sorted(_ALIASES, key=len, reverse=True):
+    _SPELLINGS.setdefault(_ALIASES[_alias], []).append(_alias)
 
 _IRREGULAR = {
     "children": "child",
@@ -328,9 +328,18 @@ def occupation_of(phrase: str) -> str | None:
 
 
 def surface_form(value: str, content: str) -> str | None:
-    """How the user wrote a canonical value, when they wrote it in Chinese: "chengdu" in "我住在成都" →
-    成都, "seafood" in "我对海鲜过敏" → 海鲜. None when the words hold no Chinese spelling of it (the
-    canonical value is then the user's own word, as in "I live in Chengdu")."""
-    if not has_han(content):
+    """How the user wrote a canonical value when their words do not hold the value itself: "chengdu" in
+    "我住在成都" → 成都, "seafood" in "我对海鲜过敏" → 海鲜, "noodle" in "I love ramen" → ramen (as written).
+    None when the words hold the canonical value ("I live in Chengdu", "peanut" in "peanuts") or no
+    spelling of it."""
+    if _spelled(value, content) is not None:
         return None
-    return next((s for s in _CJK_SPELLINGS.get(value, ()) if s in content), None)
+    return next((found for s in _SPELLINGS.get(value, ()) if (found := _spelled(s, content))), None)
+
+
+def _spelled(word: str, content: str) -> str | None:
+    """The words of ``content`` that spell ``word``: a Chinese word anywhere, another at a word's start."""
+    if has_han(word):
+        return word if word in content else None
+    m = re.search(rf"(?<!\w){re.escape(word)}", content, re.IGNORECASE)
+    return m.group(0) if m else None

@@ -60,6 +60,10 @@ class Markers:
     forced: re.Pattern[str]
     #: "and", "so", 然后 … opening a clause: cut before rules read it
     discourse: re.Pattern[str]
+    #: the words that deny or end a fact ("not", "no longer", "anymore", 不再, 已经不): a clause no rule reads
+    #: is read again without them, and a fact found then is the fact denied ("I don't live in Berlin
+    #: anymore" → residence Berlin, negative)
+    cessation: re.Pattern[str]
     correction_prefix: str
     correction_anywhere: str
     hedge: str

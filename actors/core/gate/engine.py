@@ -30,7 +30,7 @@ from actors.core.gate.ledger import Ledger, Outcome, union
 from actors.core.gate.maintenance import CONSOLIDATION_ACTOR, ConsolidationCounts, Maintenance
 from actors.core.gate.valuation import decay_score
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
-from actors.core.slots import spec
+from actors.core.slots import refines, spec
 from actors.language.tokens import content_units
 from schemas.enums import AlertKind, Kind, Layer, Polarity, Source, State
 from schemas.settings import GatePolicy
@@ -216,8 +216,13 @@ class GateEngine:
             if item.content_hash == digest and item.polarity is cand.polarity:
                 return item
         if cand.slot and cand.value:
-            for item in candidates:
-                if (item.slot, item.value, item.polarity) == (cand.slot, cand.value, cand.polarity):
+            same_slot = [i for i in candidates if (i.slot, i.polarity) == (cand.slot, cand.polarity)]
+            for item in same_slot:
+                if item.value == cand.value:
+                    return item
+            # "I have a dog", then "my dog is called Max": the same dog, named at last
+            for item in same_slot:
+                if refines(cand.value, item.value) or refines(item.value, cand.value):
                     return item
         for memory_id, similarity in sorted(near_duplicates, key=lambda p: -p[1]):
             near = self.items.get(memory_id)
@@ -239,6 +244,8 @@ class GateEngine:
         if item.state is State.ARCHIVED:
             self.bounded.restore_item(item, actor, reason="restated by the user")
         before = item.snapshot()
+        if refines(cand.value, item.value):
+            item.value = cand.value
         item.source_dialog_ids = union(item.source_dialog_ids, cand.dialog_ids)
         new_session = cand.session_id not in item.confirmed_sessions
         if new_session:

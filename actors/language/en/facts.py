@@ -118,6 +118,17 @@ def _tolerates(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 @book.rule(
+    r"\b(?:outgrew|outgrown|grew out of|got over|gotten over|(?:i'm|i am|im)\s+over|cured of|got rid of)\s+"
+    r"(?:my|the|an?)\s+(?P<obj>[\w -]{2,40}?)\s+allerg(?:y|ies)\b",
+    r"\bmy\s+(?P<obj>[\w -]{2,40}?)\s+allerg(?:y|ies)\s+(?:is|are|has|have)\s+(?:gone|over|cured|"
+    r"(?:gone|went)\s+away)\b",
+)
+def _allergy_over(m: re.Match[str], clause: str) -> list[Finding] | None:
+    """ "I outgrew my peanut allergy": the allergy has ended."""
+    return listed(m["obj"], PHRASING, lambda v: fact("basic.allergy", v, polarity=NEGATIVE, change=True))
+
+
+@book.rule(
     IM + r"allergic\s+to\s+" + OBJ,
     I_ANY
     + r"(?:have|got|suffer from)\s+(?:an?\s+|severe\s+|mild\s+|bad\s+|serious\s+)*allerg(?:y|ies)\s+to\s+"
@@ -131,6 +142,17 @@ def _allergy(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 _DIETS = {"meat": "vegetarian", "animal products": "vegan", "celiac": "gluten-free", "coeliac": "gluten-free"}
+
+
+@book.rule(
+    I_ANY + r"(?:started|start|begun|began)\s+eating\s+(?P<food>meat|animal products)\b",
+    I_ANY + r"eat\s+(?P<food>meat|animal products)\s+(?:again|now|these days)\b",
+    IM + r"eating\s+(?P<food>meat|animal products)\s+(?:again|now|these days)\b",
+)
+def _diet_ended(m: re.Match[str], clause: str) -> list[Finding]:
+    """ "I started eating meat again": a vegetarian (or vegan) diet has ended."""
+    diet = "vegan" if m["food"].lower() == "animal products" else "vegetarian"
+    return [fact("basic.diet_restriction", diet, polarity=NEGATIVE, change=True)]
 
 
 @book.rule(
@@ -280,6 +302,30 @@ def _is_a(m: re.Match[str], clause: str) -> list[Finding] | None:
     return _occupation_and_employer(m, occupation) if occupation else None
 
 
+_SCHOOL_SUBJECTS = (
+    r"math|maths|mathematics|english|science|physics|chemistry|biology|history|geography|art|music|french|"
+    r"spanish|german|chinese|literature|economics|computer science|kindergarten|(?:high|middle|primary|"
+    r"elementary|grade|secondary)\s+school|college|university"
+)
+
+
+@book.rule(
+    I_NOW + r"teach\s+(?:[\w-]+\s+){0,3}?(?:at|in)\s+(?:an?\s+|the\s+|my\s+)?(?:[\w-]+\s+){0,2}?"
+    r"(?:school|college|university|academy|kindergarten)\b",
+    I_NOW + r"teach\s+(?:" + _SCHOOL_SUBJECTS + r")\b",
+)
+def _teaches(m: re.Match[str], clause: str) -> list[Finding]:
+    """ "I teach maths at a high school": the user is a teacher (what and where stay in the content)."""
+    return [fact("basic.occupation", "teacher")]
+
+
+@book.rule(r"^as\s+an?\s+(?P<occ>[\w -]{2,30}?)\s*(?:,?\s+(?=(?:i|i'm|i've|my|we)\b)|$)(?P<at>)(?P<org>)")
+def _as_a(m: re.Match[str], clause: str) -> list[Finding] | None:
+    """ "As a nurse, I work weekends": an occupation the user speaks as (known occupations only)."""
+    occupation = occupation_of(object_phrase(m["occ"], PHRASING))
+    return _occupation_and_employer(m, occupation) if occupation else None
+
+
 @book.rule(IM + r"(?P<occ>retired|unemployed|self-employed|a stay-at-home (?:mom|dad|parent)|between jobs)\b")
 def _work_status(m: re.Match[str], clause: str) -> list[Finding]:
     return [fact("basic.occupation", normalize_value(m["occ"]))]
@@ -368,9 +414,21 @@ def _family_mention(m: re.Match[str], clause: str) -> list[Finding]:
     return [fact("basic.family", role, confidence=0.7, inferred=True, importance=MENTION_IMPORTANCE)]
 
 
+#: a breed names its animal: "a golden retriever" is a dog
+BREEDS = {
+    **dict.fromkeys(
+        """golden retriever,labrador retriever,labrador,poodle,beagle,husky,corgi,french bulldog,bulldog,
+        german shepherd,dachshund,chihuahua,pug,terrier,spaniel,border collie,collie,shiba inu,greyhound,
+        rottweiler,doberman,schnauzer,pomeranian""".replace("\n", "").replace("  ", "").split(","),
+        "dog",
+    ),
+    **dict.fromkeys("tabby,siamese,persian,maine coon,ragdoll,sphynx,british shorthair".split(","), "cat"),
+}
 PET = (
     r"(?P<pet>cats?|dogs?|pupp(?:y|ies)|kittens?|kitty|rabbits?|bunn(?:y|ies)|hamsters?|parrots?|goldfish|"
-    r"turtles?|tortoises?|birds?|horses?|guinea pigs?|snakes?|lizards?)"
+    r"turtles?|tortoises?|birds?|horses?|guinea pigs?|snakes?|lizards?|"
+    + "|".join(sorted(BREEDS, key=len, reverse=True))
+    + r")"
 )
 
 
@@ -379,10 +437,13 @@ PET = (
     r"(?:(?:new|little|cute|rescue|pet|black|white|small|big|old|young|sweet|fluffy)\s+)*" + PET + r"\b"
     r"(?:\s*,?\s*(?:named|called)\s+(?P<name>\w+))?",
     r"\bmy\s+(?:\w+\s+)?" + PET + r"(?:'s\s+name\s+is|\s+is\s+(?:named|called))\s+(?P<name>\w+)",
+    r"\bmy\s+" + PET + r"\s+is\s+an?\s+(?:[\w-]+\s+){0,3}?(?:named|called)\s+(?P<name>\w+)",
     r"\bmy\s+" + PET + r",?\s+(?P<name>(?-i:[A-Z][a-z]+))\b",
+    r"^(?P<name>(?-i:[A-Z][a-z]+)),?\s+my\s+(?:\w+\s+)?" + PET + r"\b",
 )
 def _pet(m: re.Match[str], clause: str) -> list[Finding]:
-    return [fact("basic.pet", _member(normalize_value(m["pet"]), m["name"]))]
+    animal = BREEDS.get(m["pet"].lower()) or normalize_value(m["pet"])
+    return [fact("basic.pet", _member(animal, m["name"]))]
 
 
 SOCIAL = (

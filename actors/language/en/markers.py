@@ -18,6 +18,9 @@ MARKERS = Markers(
     discourse=re.compile(
         r"^(?:(?:and|but|so|also|oh|well|btw|by the way|plus|anyway|yeah|um|uh)\b[,\s]*)+", re.I
     ),
+    cessation=re.compile(
+        r"\b(?:no longer|not|don't|do not|doesn't|does not|am not|any ?more|no more)\b", re.IGNORECASE
+    ),
     correction_prefix=(
         r"^(?:(?:oh|oops|sorry|no|wait|well|hmm)[,!.\s]+)*(?:actually|in fact|correction|"
         r"to correct (?:that|myself)|let me correct (?:that|myself)|i meant|no wait|wait no|scratch that|"

@@ -241,11 +241,32 @@ def _dislike(m: re.Match[str], clause: str) -> list[Finding] | None:
     r"\bmy\s+(?:absolute\s+|all-time\s+)?favou?rite\s+(?P<cat>[\w -]{2,30}?)\s+(?:is|are|was|has to be)\s+"
     + OBJ,
     r"^(?P<obj>[\w' -]{2,40}?)\s+(?:is|are)\s+my\s+(?:absolute\s+|all-time\s+)?favou?rite\b(?P<cat>)",
+    r"^(?P<obj>[\w' -]{2,40}?)\s+(?:is|are)\s+(?:totally\s+|really\s+|definitely\s+)?my\s+(?:thing|passion|"
+    r"jam|go-to)\b",
+    r"^(?:my\s+)?(?:weekends|saturdays|sundays|evenings|summers|holidays|free time|days off)\s+(?:are|is)\s+"
+    r"(?:all\s+|always\s+|usually\s+)?(?:for|about)\s+" + OBJ,
 )
 def _favourite(m: re.Match[str], clause: str) -> list[Finding] | None:
-    topic = preference_slot(normalize_value(m["cat"])) if m["cat"] else None
+    category = m.groupdict().get("cat")
+    topic = preference_slot(normalize_value(category)) if category else None
     slot = topic if topic and topic != "preference.general" else None
     return listed(m["obj"], PHRASING, lambda v: liking(v, slot=slot))
+
+
+HABITUALLY = (
+    r"(?:(?:most|every|each|on|at|on the|at the)\s+(?:\w+\s+)?(?:weekends?|saturdays?|sundays?|mondays?|"
+    r"tuesdays?|wednesdays?|thursdays?|fridays?|mornings?|evenings?|nights?|days?|weeks?|summers?|winters?)|"
+    r"a lot|often|regularly|whenever i can|all the time|every chance i get)\b"
+)
+
+
+@book.rule(
+    I_NOW + r"(?:usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(?P<obj>[a-z]+ing)\s+" + HABITUALLY,
+    I_NOW + r"(?:usually|often|regularly)\s+go\s+(?P<obj>[a-z]+ing)\b",
+)
+def _habit(m: re.Match[str], clause: str) -> list[Finding] | None:
+    """ "I go hiking most Saturdays": a pastime the user keeps up is one they like."""
+    return listed(m["obj"], PHRASING, lambda v: liking(v))
 
 
 LIKE_I = r"like|love|enjoy|adore|prefer|dig|fancy|am into|really like|absolutely love"

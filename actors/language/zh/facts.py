@@ -91,6 +91,7 @@ def _not_allergic(m: re.Match[str], clause: str) -> list[Finding] | None:
 @book.rule(
     rf"^(?:其实)?(?P<obj>[{HAN}]{{1,6}}?)(?:我)?" + ZADV + r"(?:吃|喝|碰)?(?:也)?(?:没问题|没事|没关系)了?",
     r"^(?:其实)?(?:我)?" + ZADV + rf"(?:吃|喝|碰)(?P<obj>[{HAN}]{{1,6}}?)(?:也)?(?:没问题|没事|没关系)了?",
+    rf"^(?:其实)?(?P<obj>[{HAN}]{{1,6}}?)(?:我)?" + ZADV + r"(?:可以|能|敢)(?:吃|喝|碰)了",
 )
 def _allergen_fine(m: re.Match[str], clause: str) -> list[Finding] | None:
     """ "海鲜我现在吃没问题了": denies an allergy to a known allergen."""
@@ -132,6 +133,13 @@ _DIETS = {
     "不吃牛肉": "no beef",
     "不吃羊肉": "no lamb",
 }
+
+
+@book.rule(S + r"(?:不再|不|没再)(?P<diet>吃素|吃全素)", S + r"(?:开始|又|重新)?吃(?:肉|荤)了")
+def _diet_ended(m: re.Match[str], clause: str) -> list[Finding]:
+    """ "我不吃素了", "我现在吃肉了": a vegetarian (or vegan) diet has ended."""
+    diet = "vegan" if m.groupdict().get("diet") == "吃全素" else "vegetarian"
+    return [fact("basic.diet_restriction", diet, polarity=NEGATIVE, change=True)]
 
 
 @book.rule(
@@ -254,6 +262,23 @@ def _occupation_known(m: re.Match[str], clause: str) -> list[Finding] | None:
     return [fact("basic.occupation", occupation)] if occupation else None
 
 
+@book.rule(
+    S + r"(?:在[^，,。]{1,10}?)?教(?:书|数学|语文|英语|物理|化学|生物|历史|地理|政治|音乐|美术|体育|计算机|"
+    r"小学|初中|高中|中学|大学)",
+    S + r"是教[^，,。]{1,6}的",
+)
+def _teaches(m: re.Match[str], clause: str) -> list[Finding]:
+    """ "我在中学教数学": the user is a teacher."""
+    return [fact("basic.occupation", "teacher")]
+
+
+@book.rule(rf"^作为(?:一名|一个|一位|一枚)?(?P<obj>[{HAN}]{{1,8}}?)[，,]?(?=我|$)")
+def _as_a(m: re.Match[str], clause: str) -> list[Finding] | None:
+    """ "作为老师，我暑假有空": an occupation the user speaks as (known occupations only)."""
+    occupation = occupation_of(m["obj"])
+    return [fact("basic.occupation", occupation)] if occupation else None
+
+
 @book.rule(S + r"(?:入职|加入|跳槽到|去了)了?" + OBJ)
 def _joined(m: re.Match[str], clause: str) -> list[Finding] | None:
     obj = _clean_object(m["obj"])
@@ -320,6 +345,12 @@ PET = r"(?P<pet>猫咪|小猫|猫|狗狗|小狗|狗|兔子|仓鼠|鹦鹉|金鱼|
     + NAME_END
     + r")?",
     r"^(?:我|我家|我们家)?的?" + PET + r"(?:叫|名叫)" + NAME + NAME_END,
+    r"^(?:我|我家|我们家)?(?:里)?"
+    + ZADV
+    + r"(?:养了|养着|养|有)(?:一|两|三|几|二|\d)?(?:只|条|个|头|匹)?(?:叫|名叫)"
+    + NAME
+    + r"的"
+    + PET,
 )
 def _pet(m: re.Match[str], clause: str) -> list[Finding]:
     return [fact("basic.pet", _member(normalize_value(m["pet"]), m["name"]))]

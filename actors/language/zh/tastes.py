@@ -171,7 +171,10 @@ def _dislike(m: re.Match[str], clause: str) -> list[Finding] | None:
     return listed(_object(m["obj"]), PHRASING, lambda v: liking(v, NEGATIVE))
 
 
-@book.rule(r"^我?最(?:喜欢|爱)的(?P<cat>[^，,。是]{1,6})是" + OBJ)
+@book.rule(
+    r"^我?最(?:喜欢|爱)的(?P<cat>[^，,。是]{1,6})是" + OBJ,
+    r"^(?P<obj>[^，,。是]{1,8}?)是我(?:周末|平时|业余|空闲时)?最(?:喜欢|爱)的(?P<cat>[^，,。]{1,6}?)(?:了|啦|之一)?$",
+)
 def _favourite(m: re.Match[str], clause: str) -> list[Finding] | None:
     topic = preference_slot(normalize_value(m["cat"]))
     slot = topic if topic != "preference.general" else None

@@ -114,6 +114,20 @@ def test_slot_values_show_in_the_users_own_words_and_style_as_instructed():
     ]
 
 
+def test_values_written_in_other_words_show_as_written_and_members_by_role_and_name():
+    active = [
+        item("I love ramen", slot="preference.food", value="noodle", kind=Kind.PREFERENCE),
+        item("我养了一只叫豆豆的猫", slot="basic.pet", value="cat:豆豆"),
+        item("My dog is a golden retriever named Max", slot="basic.pet", value="dog:max"),
+        item("回答简短一点", slot="style.reply_length", value="short", kind=Kind.PREFERENCE),
+        item("Keep your answers short", slot="style.tone", value="short", kind=Kind.PREFERENCE),
+    ]
+    entries = render_session_context(active, POLICY, "s9", NOW).user_block.split(ENTRY_DELIMITER)
+    assert {"food: Ramen", "reply length: 简短", "tone: short"} <= set(entries)
+    (pets,) = [e for e in entries if e.startswith("pet: ")]
+    assert set(pets.removeprefix("pet: ").split("; ")) == {"猫 (豆豆)", "Dog (Max)"}
+
+
 def test_each_section_stays_inside_its_share_of_the_budget():
     many = [
         item(

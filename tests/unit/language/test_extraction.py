@@ -145,7 +145,34 @@ SLOT_CASES: list[tuple[str, Want]] = [
     ("Peanuts no longer bother me", Want("basic.allergy", "peanut", NEG)),
     ("海鲜我现在吃没问题了", Want("basic.allergy", "seafood", NEG)),
     ("我现在吃海鲜没事了", Want("basic.allergy", "seafood", NEG)),
+    # a fact denied or ended: the same slot value, negative
+    ("I don't live in Berlin anymore", Want("basic.residence", "berlin", NEG)),
+    ("I no longer live in Hangzhou", Want("basic.residence", "hangzhou", NEG)),
+    ("我已经不住在成都了", Want("basic.residence", "chengdu", NEG)),
+    ("actually I'm not vegetarian anymore", Want("basic.diet_restriction", "vegetarian", NEG)),
+    ("I'm no longer vegan", Want("basic.diet_restriction", "vegan", NEG)),
+    ("I started eating meat again", Want("basic.diet_restriction", "vegetarian", NEG)),
+    ("I eat meat now", Want("basic.diet_restriction", "vegetarian", NEG)),
+    ("其实我不吃素了", Want("basic.diet_restriction", "vegetarian", NEG)),
+    ("我现在吃肉了", Want("basic.diet_restriction", "vegetarian", NEG)),
+    ("我已经不是护士了", Want("basic.occupation", "nurse", NEG)),
+    ("I'm not a nurse anymore", Want("basic.occupation", "nurse", NEG)),
+    ("I don't have a dog anymore", Want("basic.pet", "dog", NEG)),
+    ("I outgrew my peanut allergy", Want("basic.allergy", "peanut", NEG)),
+    ("my shellfish allergy is gone", Want("basic.allergy", "shellfish", NEG)),
+    ("花生我现在可以吃了", Want("basic.allergy", "peanut", NEG)),
     # restatements in other words reach the same slot value
+    ("I teach maths at a high school", Want("basic.occupation", "teacher")),
+    ("As a teacher, I get summers off", Want("basic.occupation", "teacher")),
+    ("我在中学教数学", Want("basic.occupation", "teacher")),
+    ("作为老师，我暑假有空", Want("basic.occupation", "teacher")),
+    ("I go hiking most Saturdays", Want("preference.sport", "hiking")),
+    ("Weekends are for hiking", Want("preference.sport", "hiking")),
+    ("Hiking is my thing", Want("preference.sport", "hiking")),
+    ("爬山是我周末最爱的活动", Want("preference.sport", "hiking")),
+    ("I have a golden retriever", Want("basic.pet", "dog")),
+    ("My dog is a golden retriever named Max", Want("basic.pet", "dog:max")),
+    ("我养了一只叫豆豆的猫", Want("basic.pet", "cat:豆豆")),
     ("I work night shifts as a nurse", Want("basic.occupation", "nurse")),
     ("我在医院上夜班，是护士", Want("basic.occupation", "nurse")),
     ("On weekends I like to go fishing", Want("preference.hobby", "fishing")),
@@ -231,6 +258,29 @@ NOTHING_CASES = [
 @pytest.mark.parametrize("text", NOTHING_CASES)
 def test_small_talk_questions_requests_and_bare_secrets_give_nothing(text: str) -> None:
     assert extract(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I teach my kids to swim",
+        "as a kid I loved trains",
+        "作为朋友我支持你",
+        "I don't think the movie was good",
+        "I go shopping tomorrow",
+        "我昨天吃肉了",
+    ],
+)
+def test_look_alikes_of_the_restatement_and_denial_rules_name_no_slot(text: str) -> None:
+    assert all(c.slot is None for c in extract(text)), [(c.slot, c.value) for c in extract(text)]
+
+
+def test_a_denial_is_read_only_where_no_rule_reads_the_clause_as_it_stands() -> None:
+    # "don't eat meat" declares a diet: the denial reading (without "don't") must not flip it
+    (diet,) = [c for c in extract("I don't eat meat") if c.slot]
+    assert (diet.slot, diet.value, diet.polarity) == ("basic.diet_restriction", "vegetarian", POS)
+    (taste,) = [c for c in extract("I don't like cilantro") if c.slot]
+    assert (taste.value, taste.polarity) == ("cilantro", NEG) and not taste.is_correction
 
 
 SPEAKS_FOR_USER = ["I'm allergic to peanuts", "我住在杭州", "Remember this: I live in Suzhou", "I love jazz"]

@@ -42,6 +42,18 @@ def test_declared_core_attribute_freezes_after_two_sessions_across_languages():
     assert changes.events[-1].reason.startswith("declared_core_attribute")
 
 
+def test_a_member_named_later_confirms_the_unnamed_one_and_takes_its_name():
+    gate = engine()
+    dog, _ = gate.write(cand("I have a golden retriever", "s1", slot="basic.pet", value="dog"))
+    named, _ = gate.write(cand("My dog is called Max", "s2", "d2", slot="basic.pet", value="dog:max"))
+    assert (named.memory_id, named.action) == (dog.memory_id, "confirmed")
+    item = gate.get(dog.memory_id)
+    assert (item.value, item.confirmed_sessions, item.state) == ("dog:max", ["s1", "s2"], State.FROZEN)
+    # a second dog by another name is another member, not a restatement
+    other, _ = gate.write(cand("My other dog is called Rex", "s3", "d3", slot="basic.pet", value="dog:rex"))
+    assert other.memory_id != dog.memory_id
+
+
 def test_frozen_item_rejects_contradiction_and_raises_alert():
     gate = engine()
     gate.write(allergy("s1", "d1"))
