@@ -94,6 +94,60 @@ def test_frozen_conflict_alerts_and_stays_pending(http, tenant_key, lang):
     }
 
 
+DENIED = {
+    ZH: (
+        ("我是素食者", "我住在成都", "我对花生过敏"),
+        # each session denies all three in other words than the last
+        (
+            ("我现在吃肉了", "我已经不住在成都了", "花生我现在可以吃了"),
+            ("其实我不吃素了", "我不再住在成都了", "其实我对花生不过敏"),
+            ("我不再吃素了", "其实我不住成都了", "我现在吃花生没问题了"),
+        ),
+    ),
+    EN: (
+        ("I'm vegetarian", "I live in Chengdu", "I'm allergic to peanuts"),
+        (
+            ("I eat meat now", "I don't live in Chengdu anymore", "I outgrew my peanut allergy"),
+            (
+                "actually I'm not vegetarian anymore",
+                "I no longer live in Chengdu",
+                "peanuts don't bother me anymore",
+            ),
+            (
+                "I started eating meat again",
+                "I'm not living in Chengdu anymore",
+                "I can eat peanuts now, no problem",
+            ),
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", [ZH, EN])
+def test_denials_in_any_words_are_frozen_conflicts(http, tenant_key, lang):
+    key, user = tenant_key, f"denied-{lang}"
+    facts, denials = DENIED[lang]
+    say(http, key, user, "s1", *facts)
+    say(http, key, user, "s2", *facts)
+    frozen = {i["slot"]: i for i in items(http, key, user, state="frozen")}
+    assert set(frozen) == {"basic.diet_restriction", "basic.residence", "basic.allergy"}
+
+    first = say(http, key, user, "s3", *denials[0])
+    assert [o["action"] for o in first["outcomes"]] == ["conflict"] * 3
+    assert sorted(a["kind"] for a in first["alerts"]) == ["frozen_conflict"] * 3
+    for n, wording in enumerate(denials[1:]):
+        answer = say(http, key, user, f"s{4 + n}", *wording)
+        assert [o["action"] for o in answer["outcomes"]] == ["conflict"] * 3, wording
+    # one pending challenger per fact, restated in three sessions, and one review each; nothing applied
+    challengers = [i for i in active(http, key, user) if i["state"] == "pending"]
+    assert sorted((i["slot"], i["polarity"], len(i["confirmed_sessions"])) for i in challengers) == [
+        (slot, "negative", 3) for slot in sorted(frozen)
+    ]
+    review = {a["memory_id"] for a in alerts(http, key, user) if a["kind"] == "contradiction_review"}
+    assert review == {i["memory_id"] for i in frozen.values()}
+    assert {i["memory_id"] for i in items(http, key, user, state="frozen")} == review
+
+
 # --- 2. the user's own words in the context, the blocks and the profile ----------------------------------
 
 
@@ -136,6 +190,35 @@ RESTATED = {
         ),
     ),
 }
+
+RESTATED_AGAIN = {
+    ZH: (
+        ("我是老师", "我在中学教数学", "作为老师，我暑假有空"),
+        ("我喜欢周末去爬山", "周末我一般都去爬山", "爬山是我周末最爱的活动"),
+    ),
+    EN: (
+        ("I'm a teacher", "I teach maths at a high school", "As a teacher, I get summers off"),
+        (
+            "I love hiking on weekends",
+            "I go hiking most Saturdays",
+            "Weekends are for hiking, that's my thing",
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", [ZH, EN])
+def test_restatements_in_other_words_confirm_too(http, tenant_key, lang):
+    key, user = tenant_key, f"restate-again-{lang}"
+    jobs, pastimes = RESTATED_AGAIN[lang]
+    for n, (job, pastime) in enumerate(zip(jobs, pastimes, strict=True)):
+        say(http, key, user, f"s{n + 1}", job, pastime)
+    mine = active(http, key, user)
+    assert sorted((i["slot"], i["value"]) for i in mine) == [
+        ("basic.occupation", "teacher"),
+        ("preference.sport", "hiking"),
+    ]
+    assert all(i["state"] in ("confirmed", "frozen") and len(i["confirmed_sessions"]) >= 2 for i in mine)
 
 
 @pytest.mark.parametrize("lang", [ZH, EN])

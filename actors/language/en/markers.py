@@ -10,7 +10,8 @@ MARKERS = Markers(
     forced=re.compile(
         r"^(?:(?:hey|ok|okay|also|and|oh|so|please|pls|btw|by the way)[,\s]+)*(?:can you |could you |"
         r"would you |will you |you should |make sure (?:to |you )?)?(?:please\s+)?(?:remember|"
-        r"don't forget|do not forget|keep in mind|make a note|note down|take note|save this|memorize|"
+        r"don't forget|do not forget|keep in mind|make a note|note down|take note|"
+        r"note(?=\s+that\b(?!\s+down\b))|for the record|save this|memorize|"
         r"store this)\b(?!\s+(?:when|how|what|where|who|why|the time|me|us|him|her|them)\b)(?:\s*(?:this|"
         r"that|it|the following|for me|for later))*\s*(?:[:：,，\-—]\s*|\s+that\s+|[.!。！]*$|\s+)",
         re.IGNORECASE,

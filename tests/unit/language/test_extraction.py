@@ -368,6 +368,8 @@ def test_correction_of_occupation_by_contrast() -> None:
         "记住：我对青霉素过敏",
         "帮我记一下，我周五要交报告",
         "Remember that the team meeting moved to Thursday",
+        "Note that my flight number is usually BA117",
+        "For the record, my locker is number 27",
     ],
 )
 def test_remember_this_forces_the_write(text: str) -> None:
