@@ -12,7 +12,8 @@ conversations 26, 30 and 41 and checked on 42 and 43 (docs/locomo.md).
   scores bunch in a narrow band and BM25 scores are unbounded, so ranks are what compare across routes and
   queries) and blend: an item high on both beats one high on either;
 * **slot** — a query about food pulls the allergy and diet slots whatever their rank, lifted to a floor, so
-  a cold but vital fact is never crowded out;
+  a cold but vital fact is never crowded out; a slot that is not vital (where the user lives, their job) is
+  only lifted a little: "where did I park?" is not a question about the user's city;
 * **relation** — entities the query names, followed one or two hops through the memories that link them
   (``actors.core.relations``), at a hop-dependent level;
 * **time** — a question that names a period ("in June", "on 13 October 2023", "2023年5月") lifts the
@@ -44,7 +45,11 @@ from schemas.enums import Layer
 RANK_SCALE = 25.0
 #: share of the keyword route in the blend of the two ranked routes (the rest is the semantic route's)
 KEYWORD_SHARE = 0.5
+#: the slots a query about them must never miss, lifted to a floor; any other slot a query is about gets
+#: ``ORDINARY_SLOT_LIFT``
+VITAL_SLOTS = frozenset({"basic.allergy", "basic.diet_restriction", "basic.health"})
 SLOT_RELEVANCE_FLOOR = 0.8
+ORDINARY_SLOT_LIFT = 0.1
 HOP_RELEVANCE = {1: 0.5, 2: 0.3}
 RECENT_COUNT = 3
 IMPORTANT_COUNT = 3
@@ -157,11 +162,15 @@ class SlotRoute:
 
     def find(self, query: Query, searched: Searched, pool: Pool) -> Iterable[tuple[MemoryItem, float]]:
         wanted = query_slots(query.text)
-        return [(item, 1.0) for item in searched.view.items if wanted and item.slot in wanted]
+        return [
+            (item, 1.0 if item.slot in VITAL_SLOTS else ORDINARY_SLOT_LIFT)
+            for item in searched.view.items
+            if wanted and item.slot in wanted
+        ]
 
     def lift(self, relevance: float, score: float) -> float:
-        if not score:
-            return relevance
+        if score < 1.0:  # not found (0), or an ordinary slot (its lift)
+            return relevance + score
         return max(relevance, SLOT_RELEVANCE_FLOOR + (1 - SLOT_RELEVANCE_FLOOR) * relevance)
 
 

@@ -91,6 +91,20 @@ def test_an_old_allergy_tops_a_food_question_under_a_thousand_newer_memories(sto
     assert allergy[0].score.time_decay < 0.1  # cold: the slot route keeps it up
 
 
+def test_an_ordinary_slot_a_query_names_is_lifted_a_little_not_to_the_vital_floor(store):
+    svc = service(store)
+    say(svc, "s1", "I live in Lisbon", "I'm allergic to peanuts")
+    say(svc, "s2", *unrelated_memories(30))
+    hits = {h.memory.slot: h for h in recall(svc, "Where did I leave the canoe?", k=40)}
+    # "where" names the residence slot: the route finds it, but a question about a canoe is not about the
+    # user's city, so it gets a small lift rather than the floor a vital slot gets
+    home = hits["basic.residence"]
+    assert home.score.routes["slot"] == pytest.approx(0.1)
+    assert home.score.relevance < 0.8
+    food = {h.memory.slot: h for h in recall(svc, "What should I cook for dinner?", k=40)}
+    assert food["basic.allergy"].score.routes["slot"] == 1.0 and food["basic.allergy"].score.relevance >= 0.8
+
+
 def test_hits_carry_a_breakdown_and_boosts(store):
     clock = Clock()
     svc = service(store, clock)
