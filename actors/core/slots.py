@@ -90,12 +90,17 @@ def is_temporary(slot: str | None) -> bool:
 
 #: slots whose values name a member as ``role`` or ``role:name`` ("sister:anna", "dog:max")
 MEMBER_SLOTS = frozenset({"basic.family", "basic.pet", "relation.social"})
+#: slots whose values are a phrase around a head noun: a "high school teacher" is a "teacher"
+HEADED_SLOTS = frozenset({"basic.occupation"})
 
 
-def refines(value: str | None, other: str | None) -> bool:
-    """Whether ``value`` names the member ``other`` leaves unnamed: "dog:max" refines "dog", "sister:anna"
-    refines "sister"."""
-    if not value or not other:
+def refines(slot: str | None, value: str | None, other: str | None) -> bool:
+    """Whether ``value`` says what ``other`` says, more precisely: "dog:max" names the dog "dog" leaves
+    unnamed, "high school teacher" is the teacher "teacher" says."""
+    if not value or not other or value == other:
         return False
-    return ":" not in other and value.startswith(f"{other}:")
-
+    if slot in MEMBER_SLOTS:
+        return ":" not in other and value.startswith(f"{other}:")
+    if slot in HEADED_SLOTS:
+        return value.endswith(f" {other}")
+    return False

@@ -222,7 +222,7 @@ class GateEngine:
                     return item
             # "I have a dog", then "my dog is called Max": the same dog, named at last
             for item in same_slot:
-                if refines(cand.value, item.value) or refines(item.value, cand.value):
+                if refines(cand.slot, cand.value, item.value) or refines(cand.slot, item.value, cand.value):
                     return item
         for memory_id, similarity in sorted(near_duplicates, key=lambda p: -p[1]):
             near = self.items.get(memory_id)
@@ -244,7 +244,7 @@ class GateEngine:
         if item.state is State.ARCHIVED:
             self.bounded.restore_item(item, actor, reason="restated by the user")
         before = item.snapshot()
-        if refines(cand.value, item.value):
+        if refines(item.slot, cand.value, item.value):
             item.value = cand.value
         item.source_dialog_ids = union(item.source_dialog_ids, cand.dialog_ids)
         new_session = cand.session_id not in item.confirmed_sessions

@@ -232,7 +232,8 @@ def _birthday(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 @book.rule(
-    I_ANY + r"(?:live|lived|reside|resided|been living|love living|like living|enjoy living)\s+in\s+" + OBJ,
+    I_ANY + r"(?:live|lived|reside|resided|been living|love living|like living|enjoy living)\s+"
+    r"(?:with\s+(?:my\s+)?[\w' -]{2,30}?\s+)?in\s+" + OBJ,
     IM + r"(?:living|based|located|staying|settled)\s+in\s+" + OBJ,
     r"\bmy\s+(?:home|house|apartment|flat|place)\s+is\s+in\s+" + OBJ,
 )
@@ -283,7 +284,7 @@ def _occupation_and_employer(m: re.Match[str], occupation: str) -> list[Finding]
     r"(?:" + I_ANY + r"(?:work|worked|been working)|" + IM + r"working)\s+"
     # what the work is like may come first: "I work night shifts as a nurse"
     r"(?:(?:night|day|early|late|long|double|weekend|evening|morning)\s+(?:shifts?|hours)\s+|nights\s+|"
-    r"part[- ]time\s+|full[- ]time\s+|remotely\s+|from home\s+)?as\s+"
+    r"part[- ]time\s+|full[- ]time\s+|remotely\s+|from home\s+|(?:in|at)\s+(?:an?\s+|the\s+)?[\w-]+\s+)?as\s+"
     r"(?:an?\s+)?(?P<occ>[\w -]+?)(?:(?P<at>\s+(?:at|for)\s+)(?P<org>.+))?$"
 )
 def _works_as(m: re.Match[str], clause: str) -> list[Finding] | None:
@@ -295,6 +296,7 @@ def _works_as(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 @book.rule(
     IM + r"an?\s+(?P<occ>[\w -]+?)(?:(?P<at>\s+(?:at|for|with)\s+)(?P<org>.+))?$",
+    I_ANY + r"been\s+an?\s+(?P<occ>[\w -]+?)\s+(?:for|since)\s+[\w -]+$(?P<at>)(?P<org>)",
     r"\bmy\s+(?:job|occupation|profession|career)\s+is\s+(?:an?\s+)?(?P<occ>[\w -]+?)(?P<at>)(?P<org>)$",
 )
 def _is_a(m: re.Match[str], clause: str) -> list[Finding] | None:

@@ -263,6 +263,8 @@ HABITUALLY = (
 @book.rule(
     I_NOW + r"(?:usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(?P<obj>[a-z]+ing)\s+" + HABITUALLY,
     I_NOW + r"(?:usually|often|regularly)\s+go\s+(?P<obj>[a-z]+ing)\b",
+    I_NOW + r"(?:usually\s+|often\s+|regularly\s+)?(?:play|drink|practi[cs]e)\s+(?P<obj>[\w -]{2,30}?)\s+"
+    + HABITUALLY,
 )
 def _habit(m: re.Match[str], clause: str) -> list[Finding] | None:
     """ "I go hiking most Saturdays": a pastime the user keeps up is one they like."""

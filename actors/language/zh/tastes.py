@@ -20,7 +20,7 @@ from actors.language.rules import (
     listed,
     object_phrase,
 )
-from actors.language.zh.facts import OBJ, S
+from actors.language.zh.facts import HABIT, OBJ, ZADV, S
 from actors.language.zh.syntax import PHRASING
 from schemas.enums import Polarity
 
@@ -179,6 +179,20 @@ def _favourite(m: re.Match[str], clause: str) -> list[Finding] | None:
     topic = preference_slot(normalize_value(m["cat"]))
     slot = topic if topic != "preference.general" else None
     return listed(_object(m["obj"]), PHRASING, lambda v: liking(v, slot=slot))
+
+
+@book.rule(
+    r"^(?:我)?" + HABIT + r"{1,2}(?:我)?" + ZADV + r"(?:都|会|总是|经常|常常)?(?:要)?(?:喝|打|玩|去|练|跑|游)"
+    + r"(?P<obj>[^，,。.!！?？;；了]+)$"
+)
+def _habit(m: re.Match[str], clause: str) -> list[Finding] | None:
+    """ "我每天早上都喝咖啡", "我每周都打网球": a pastime kept up is one the user likes (a known one: going to
+    the office every day is no taste)."""
+    return listed(_object(m["obj"]), PHRASING, lambda v: liking(v), accept=_known_taste)
+
+
+def _known_taste(value: str) -> bool:
+    return preference_slot(value) != "preference.general"
 
 
 @book.rule(

@@ -170,6 +170,13 @@ SLOT_CASES: list[tuple[str, Want]] = [
     ("Weekends are for hiking", Want("preference.sport", "hiking")),
     ("Hiking is my thing", Want("preference.sport", "hiking")),
     ("爬山是我周末最爱的活动", Want("preference.sport", "hiking")),
+    ("I drink coffee every morning", Want("preference.drink", "coffee")),
+    ("我每天早上都喝咖啡", Want("preference.drink", "coffee")),
+    ("I play tennis every weekend", Want("preference.sport", "tennis")),
+    ("我每周都打网球", Want("preference.sport", "tennis")),
+    ("I work in a hospital as a nurse", Want("basic.occupation", "nurse")),
+    ("I've been a nurse for ten years", Want("basic.occupation", "nurse")),
+    ("I live with my husband in Berlin", Want("basic.residence", "berlin")),
     ("I have a golden retriever", Want("basic.pet", "dog")),
     ("My dog is a golden retriever named Max", Want("basic.pet", "dog:max")),
     ("我养了一只叫豆豆的猫", Want("basic.pet", "cat:豆豆")),
@@ -269,6 +276,7 @@ def test_small_talk_questions_requests_and_bare_secrets_give_nothing(text: str) 
         "I don't think the movie was good",
         "I go shopping tomorrow",
         "我昨天吃肉了",
+        "我每天都去公司",
     ],
 )
 def test_look_alikes_of_the_restatement_and_denial_rules_name_no_slot(text: str) -> None:

@@ -54,6 +54,23 @@ def test_a_member_named_later_confirms_the_unnamed_one_and_takes_its_name():
     assert other.memory_id != dog.memory_id
 
 
+def test_a_more_precise_occupation_restates_the_plain_one_rather_than_contradicting_it():
+    gate = engine()
+    job, _ = gate.write(cand("I'm a teacher", "s1", slot="basic.occupation", value="teacher"))
+    gate.write(cand("I teach at a school", "s2", "d2", slot="basic.occupation", value="teacher"))
+    assert gate.get(job.memory_id).state is State.FROZEN
+    precise, changes = gate.write(
+        cand("I'm a high school teacher", "s3", "d3", slot="basic.occupation", value="high school teacher")
+    )
+    assert (precise.memory_id, precise.action) == (job.memory_id, "confirmed")
+    assert not changes.alerts
+    # another job with the same head is another job: a contradiction of the frozen one
+    other, changes = gate.write(
+        cand("I'm a software engineer", "s4", "d4", slot="basic.occupation", value="software engineer")
+    )
+    assert other.action == "conflict" and [a.kind for a in changes.alerts] == [AlertKind.FROZEN_CONFLICT]
+
+
 def test_frozen_item_rejects_contradiction_and_raises_alert():
     gate = engine()
     gate.write(allergy("s1", "d1"))
