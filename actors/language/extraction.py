@@ -27,6 +27,7 @@ from typing import Literal, Protocol
 
 from actors.core.gate.scoring import write_score
 from actors.core.memory import Candidate, utcnow
+from actors.core.slots import is_style
 from actors.language.lexicon import canonical_place, is_city, normalize_value, occupation_of
 from actors.language.markers import Reading, reading
 from actors.language.pack import LanguagePack, Phrasing
@@ -209,8 +210,15 @@ def _content(clause_text: str, finding: Finding) -> str:
 
 def _read(sentence: Sentence, forced: bool, correction: bool, markers: Reading) -> list[tuple[Finding, str]]:
     """Every finding of one sentence, each with the words it came from."""
-    if sentence.question or not sentence.text:
+    if not sentence.text:
         return []
+    if sentence.question:
+        # "Can you be more concise?" asks for a way of answering: an instruction, the one thing a question
+        # holds, and only when it is a request to the assistant ("is it ok if I answer in a table?" is not)
+        if not markers.request.match(sentence.text):
+            return []
+        asked = _read_books(sentence.text[:MAX_PROBE_CHARS].rstrip("?？ "), sentence.pack)
+        return [(finding, sentence.text) for finding in asked if is_style(finding.slot)][:1]
     contrast = _contrast(sentence, markers)
     if contrast:
         return [(contrast, sentence.text)]

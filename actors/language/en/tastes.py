@@ -78,6 +78,20 @@ book.rule(
 
 
 book.rule(
+    r"\b(?:use|in|with)\s+(?:more\s+)?(?:simple|simpler|plain|plainer|easy|everyday|layman'?s?)\s+(?:language|words|"
+    r"english|terms)\b",
+    r"\bexplain\s+(?:\w+\s+){0,2}?(?:to me\s+)?like\s+(?:i'?m|i\s+am)\s+(?:five|5|a kid|a child|ten|10)\b",
+    r"\beli5\b",
+)(always("style.tone", "simple"))
+
+
+book.rule(
+    r"\b(?:give|show|include|add|use)\s+(?:me\s+)?(?:more\s+|some\s+|a few\s+)?"
+    r"(?:code\s+|concrete\s+|real\s+)?examples\b",
+)(instructed("style.format"))
+
+
+book.rule(
     r"\b(?:more\s+)?(?:detailed|longer|in-depth|thorough|comprehensive)\s+" + REPLIES,
     r"\b(?:explain|answer|go)\s+(?:\w+\s+)?in(?:to)?\s+(?:more\s+)?detail\b",
 )(always("style.reply_length", "detailed"))

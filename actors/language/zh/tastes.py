@@ -69,6 +69,14 @@ book.rule(
 book.rule(r"(?:详细|具体)(?:一)?(?:点|些)|展开(?:讲|说)|多解释")(always("style.reply_length", "detailed"))
 
 
+book.rule(r"用(?:简单|通俗|浅显)(?:易懂)?的?(?:话|语言|词|说法)|(?:通俗|浅显)(?:易懂)?(?:一)?点|大白话|说人话")(
+    always("style.tone", "simple")
+)
+
+
+book.rule(r"多举(?:点|些|几个)?例子|举(?:个|几个|些)例子")(instructed("style.format"))
+
+
 _TONES = {
     "轻松": "casual",
     "随意": "casual",

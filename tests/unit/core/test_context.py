@@ -121,9 +121,12 @@ def test_values_written_in_other_words_show_as_written_and_members_by_role_and_n
         item("My dog is a golden retriever named Max", slot="basic.pet", value="dog:max"),
         item("回答简短一点", slot="style.reply_length", value="short", kind=Kind.PREFERENCE),
         item("Keep your answers short", slot="style.tone", value="short", kind=Kind.PREFERENCE),
+        item("说话幽默一点", slot="style.tone", value="humorous", kind=Kind.PREFERENCE),
     ]
     entries = render_session_context(active, POLICY, "s9", NOW).user_block.split(ENTRY_DELIMITER)
-    assert {"food: Ramen", "reply length: 简短", "tone: short"} <= set(entries)
+    assert {"food: Ramen", "reply length: 简短"} <= set(entries)
+    (tones,) = [e for e in entries if e.startswith("tone: ")]
+    assert set(tones.removeprefix("tone: ").split("; ")) == {"short", "幽默"}
     (pets,) = [e for e in entries if e.startswith("pet: ")]
     assert set(pets.removeprefix("pet: ").split("; ")) == {"猫 (豆豆)", "Dog (Max)"}
 

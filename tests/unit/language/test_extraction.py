@@ -194,6 +194,16 @@ SLOT_CASES: list[tuple[str, Want]] = [
     ("回答控制在三句话以内", Want("style.reply_length", "回答控制在三句话以内")),
     ("请用表格回答我", Want("style.format", "用表格回答我")),
     ("请分点回答", Want("style.format", "分点回答")),
+    # asked of the assistant as a question, an instruction all the same
+    ("Can you be more concise?", Want("style.reply_length", "short")),
+    ("能不能简短一点？", Want("style.reply_length", "short")),
+    ("Could you answer in English from now on?", Want("style.language", "english")),
+    ("你能用英文回答吗？", Want("style.language", "english")),
+    ("Use simple language please", Want("style.tone", "simple")),
+    ("Explain things like I'm five", Want("style.tone", "simple")),
+    ("用简单的话解释", Want("style.tone", "simple")),
+    ("Always give me code examples", Want("style.format", "always give me code examples")),
+    ("多举点例子", Want("style.format", "多举点例子")),
 ]
 
 
@@ -253,6 +263,8 @@ NOTHING_CASES = [
     "周末去哪玩比较好",
     "你觉得我该学什么乐器",
     "Where should I go this weekend?",
+    "Is it ok if I answer in a table?",
+    "Can you tell me a joke?",
     # after redaction only placeholders and the words naming them would remain
     "Remember this: sk-proj-abcdef0123456789abcdef0123456789",
     "记住：我的银行卡号是4111111111111111",
