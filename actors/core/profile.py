@@ -35,7 +35,7 @@ from actors.core.gate.valuation import days_between, negative_weight
 from actors.core.memory import MemoryItem
 from actors.core.records import CurrentState, Profile, ProfileSlot, SlotConclusion
 from actors.core.relations import EntityGraph
-from actors.core.slots import SlotSpec, is_temporary, spec
+from actors.core.slots import SlotSpec, is_temporary, same_value, spec
 from schemas.enums import Kind, Layer, Polarity, State
 from schemas.settings import GatePolicy
 
@@ -82,7 +82,7 @@ class Claim:
     def contradicts(self, other: Claim, slot_spec: SlotSpec | None) -> bool:
         if other is self:
             return False
-        if other.value == self.value:
+        if same_value(self.slot, other.value, self.value):
             return other.polarity is not self.polarity
         single = slot_spec is not None and slot_spec.single_valued
         return single and other.polarity is self.polarity

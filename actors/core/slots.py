@@ -104,3 +104,9 @@ def refines(slot: str | None, value: str | None, other: str | None) -> bool:
     if slot in HEADED_SLOTS:
         return value.endswith(f" {other}")
     return False
+
+
+def same_value(slot: str | None, value: str | None, other: str | None) -> bool:
+    """Whether two values of a slot name the same thing: equal, or one says the other more precisely."""
+    return value == other or refines(slot, value, other) or refines(slot, other, value)
+

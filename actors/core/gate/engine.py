@@ -30,7 +30,7 @@ from actors.core.gate.ledger import Ledger, Outcome, union
 from actors.core.gate.maintenance import CONSOLIDATION_ACTOR, ConsolidationCounts, Maintenance
 from actors.core.gate.valuation import decay_score
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
-from actors.core.slots import refines, spec
+from actors.core.slots import refines, same_value, spec
 from actors.language.tokens import content_units
 from schemas.enums import AlertKind, Kind, Layer, Polarity, Source, State
 from schemas.settings import GatePolicy
@@ -162,12 +162,16 @@ class GateEngine:
     def _admit(self, cand: Candidate, near_duplicates: Sequence[tuple[str, float]], actor: str) -> Outcome:
         now = self.clock()
         restated = self._find_restatement(cand, near_duplicates)
-        if restated is not None:
-            return self._restate(restated, cand, now, actor)
         frozen_conflicts = [i for i in self._contradicted_by(cand) if i.is_frozen]
-        if frozen_conflicts and cand.is_correction and not retracts(cand, frozen_conflicts):
+        corrects = bool(frozen_conflicts) and cand.is_correction and not retracts(cand, frozen_conflicts)
+        if restated is not None and not corrects:
+            return self._restate(restated, cand, now, actor)
+        if corrects:
             target = frozen_conflicts[0]
             self.frozen.modify_frozen(target, cand, reason="explicit correction", actor=actor, now=now)
+            if restated is not None and restated.is_active and restated is not target:
+                # "Call me Sam" waited as a challenge; "actually my name is Sam" applied it: one fact now
+                self.ledger.supersede(restated, target, actor)
             self._after_statement(target, now, actor)
             self._review_if_corrected_often(target)
             return Outcome.of(target, "corrected", "frozen item unfrozen, changed and re-frozen")
@@ -222,7 +226,7 @@ class GateEngine:
                     return item
             # "I have a dog", then "my dog is called Max": the same dog, named at last
             for item in same_slot:
-                if refines(cand.slot, cand.value, item.value) or refines(cand.slot, item.value, cand.value):
+                if same_value(cand.slot, cand.value, item.value):
                     return item
         for memory_id, similarity in sorted(near_duplicates, key=lambda p: -p[1]):
             near = self.items.get(memory_id)
@@ -348,7 +352,7 @@ class GateEngine:
         for item in self.active():
             if getattr(stmt, "memory_id", None) == item.memory_id or item.slot != stmt.slot or not item.value:
                 continue
-            if item.value == stmt.value:
+            if same_value(stmt.slot, item.value, stmt.value):
                 if item.polarity is not stmt.polarity:
                     found.append(item)
             elif slot_spec is not None and slot_spec.single_valued and item.polarity is stmt.polarity:
@@ -386,7 +390,7 @@ def retracts(cand: Candidate, frozen: list[MemoryItem]) -> bool:
     """The candidate denies a frozen fact ("shellfish is fine for me now" against a shellfish allergy) rather
     than replacing its value ("actually I moved to Suzhou"): even worded as a correction it is not applied
     at once — a wrongly retracted allergy costs more than a late one — but kept pending for review."""
-    return any(f.value == cand.value and f.polarity is not cand.polarity for f in frozen)
+    return any(same_value(cand.slot, f.value, cand.value) and f.polarity is not cand.polarity for f in frozen)
 
 
 #: share of content words two unvalued statements must share to be one restated memory: an embedding alone

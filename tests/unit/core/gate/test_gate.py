@@ -71,6 +71,40 @@ def test_a_more_precise_occupation_restates_the_plain_one_rather_than_contradict
     assert other.action == "conflict" and [a.kind for a in changes.alerts] == [AlertKind.FROZEN_CONFLICT]
 
 
+def test_an_explicit_correction_applies_the_challenge_it_restates():
+    gate = engine()
+    name, _ = gate.write(cand("My name is Alex", "s1", slot="basic.name", value="alex"))
+    gate.write(cand("My name is Alex", "s2", "d2", slot="basic.name", value="alex"))
+    challenge, _ = gate.write(cand("Call me Sam", "s3", "d3", slot="basic.name", value="sam"))
+    assert challenge.action == "conflict"
+    fixed, _ = gate.write(
+        cand("actually my name is Sam", "s4", "d4", slot="basic.name", value="sam", correction=True)
+    )
+    assert (fixed.memory_id, fixed.action) == (name.memory_id, "corrected")
+    item = gate.get(name.memory_id)
+    assert (item.value, item.state) == ("sam", State.FROZEN)
+    assert gate.get(challenge.memory_id).state is State.SUPERSEDED  # one fact, not a pending twin
+
+
+def test_a_pet_denied_in_general_contradicts_the_named_one():
+    gate = engine()
+    cat, _ = gate.write(cand("I have a cat named Luna", "s1", slot="basic.pet", value="cat:luna"))
+    gate.write(cand("I have a cat named Luna", "s2", "d2", slot="basic.pet", value="cat:luna"))
+    denied, changes = gate.write(
+        cand(
+            "I don't have a cat anymore",
+            "s3",
+            "d3",
+            slot="basic.pet",
+            value="cat",
+            polarity=Polarity.NEGATIVE,
+            correction=True,
+        )
+    )
+    assert denied.action == "conflict" and [a.kind for a in changes.alerts] == [AlertKind.FROZEN_CONFLICT]
+    assert gate.get(cat.memory_id).state is State.FROZEN
+
+
 def test_frozen_item_rejects_contradiction_and_raises_alert():
     gate = engine()
     gate.write(allergy("s1", "d1"))
