@@ -21,7 +21,9 @@ BARE_VERB = re.compile(
 _QUESTION = re.compile(
     r"^(?:(?:do|does|did|can|could|would|will|are|is|was|should|shall|may|have|has|am)\s+(?:you|it|there|we|"
     r"they|he|she|i|this|that)\b|(?:what|how|why|when|where|who|which|whose)\s+(?:is|are|was|were|'s|do|"
-    r"does|did|can|could|should|would|will|about|if|kind|time)\b|(?:what|how|why)'s\b)",
+    r"does|did|can|could|should|would|will|about|if|kind|time)\b|(?:what|how|why)'s\b|"
+    # "any good sushi places around here": a question with its verb left out
+    r"any\s+(?:good|nice|great|decent|cheap|fun|chance|recommendations?|ideas?|suggestions?|tips?|advice|thoughts?)\b)",
     re.IGNORECASE,
 )
 

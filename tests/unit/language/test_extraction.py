@@ -264,6 +264,8 @@ NOTHING_CASES = [
     "你觉得我该学什么乐器",
     "Where should I go this weekend?",
     "Is it ok if I answer in a table?",
+    "any good sushi places around here",
+    "Any ideas for a birthday gift",
     "Can you tell me a joke?",
     # after redaction only placeholders and the words naming them would remain
     "Remember this: sk-proj-abcdef0123456789abcdef0123456789",
