@@ -214,7 +214,7 @@ def test_restatements_in_other_words_confirm_too(http, tenant_key, lang):
     for n, (job, pastime) in enumerate(zip(jobs, pastimes, strict=True)):
         say(http, key, user, f"s{n + 1}", job, pastime)
     mine = active(http, key, user)
-    assert sorted((i["slot"], i["value"]) for i in mine) == [
+    assert sorted((i["slot"] or "(none)", i["value"] or "(none)") for i in mine) == [
         ("basic.occupation", "teacher"),
         ("preference.sport", "hiking"),
     ]
