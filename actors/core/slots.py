@@ -9,6 +9,7 @@ polarity ("I like cilantro" vs "I hate cilantro").
 
 from dataclasses import dataclass
 
+from actors.language.lexicon import taste_core
 from schemas.enums import SLOT_NAMES, Kind
 
 
@@ -107,6 +108,10 @@ def refines(slot: str | None, value: str | None, other: str | None) -> bool:
 
 
 def same_value(slot: str | None, value: str | None, other: str | None) -> bool:
-    """Whether two values of a slot name the same thing: equal, or one says the other more precisely."""
-    return value == other or refines(slot, value, other) or refines(slot, other, value)
+    """Whether two values of a slot name the same thing: equal, one saying the other more precisely, or one
+    taste named with and without its kind ("sci-fi" and "sci-fi movie")."""
+    if value == other or refines(slot, value, other) or refines(slot, other, value):
+        return True
+    tastes = bool(slot and slot.startswith("preference.") and value and other)
+    return tastes and taste_core(value or "") == taste_core(other or "")
 

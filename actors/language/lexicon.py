@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from actors.language.text import has_han
+from actors.language.text import HAN, has_han
 
 _TABLES: dict[str, dict[str, list[str]]] = yaml.safe_load(
     (Path(__file__).with_name("lexicon.yaml")).read_text(encoding="utf-8")
@@ -325,6 +325,20 @@ def occupation_of(phrase: str) -> str | None:
     if "occupation" in categories_of(normalize_value(head)):
         return value
     return None
+
+
+#: the words that only say what kind of taste a value is: "sci-fi movies" and "sci-fi" are one taste
+_TASTE_HEADS = re.compile(
+    r"(?:\s+(?:movie|film|show|series|book|novel|music|song|food|dish|cuisine|game|genre|class|lesson)s?|"
+    rf"(?<=[{HAN}])(?:电影|影片|片|剧|小说|书|音乐|歌|食物|菜|料理|美食|游戏))$"
+)
+
+
+def taste_core(value: str) -> str:
+    """A taste without the word that only names its kind, canonical: "sci-fi movie" and 科幻片 → sci-fi,
+    "cooking italian food" → cooking italian; a value that is nothing but such a word stays as it is."""
+    core = _TASTE_HEADS.sub("", value)
+    return normalize_value(core) if core and core != value else value
 
 
 def surface_form(value: str, content: str) -> str | None:

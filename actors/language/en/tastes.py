@@ -277,11 +277,16 @@ HABITUALLY = (
 @book.rule(
     I_NOW + r"(?:usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(?P<obj>[a-z]+ing)\s+" + HABITUALLY,
     I_NOW + r"(?:usually|often|regularly)\s+go\s+(?P<obj>[a-z]+ing)\b",
-    I_NOW + r"(?:usually\s+|often\s+|regularly\s+)?(?:play|drink|practi[cs]e)\s+(?P<obj>[\w -]{2,30}?)\s+"
-    + HABITUALLY,
+    I_NOW
+    + r"(?:usually\s+|often\s+|regularly\s+)?(?P<verb>play|drink|eat|practi[cs]e|watch|read|listen to|"
+    r"cook|bake)\s+(?P<obj>(?!(?:and|or|with|to)\b)[\w -]{2,30}?)\s+" + HABITUALLY,
 )
 def _habit(m: re.Match[str], clause: str) -> list[Finding] | None:
-    """ "I go hiking most Saturdays": a pastime the user keeps up is one they like."""
+    """ "I go hiking most Saturdays", "I watch sci-fi films every weekend": a pastime the user keeps up is
+    one they like (what they cook or bake is the cooking: "cooking italian dish")."""
+    verb = (m.groupdict().get("verb") or "").lower()
+    if verb in ("cook", "bake"):
+        return [liking(normalize_value(f"{verb[:-1] if verb.endswith('e') else verb}ing {m['obj']}"))]
     return listed(m["obj"], PHRASING, lambda v: liking(v))
 
 

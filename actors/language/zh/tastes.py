@@ -181,7 +181,9 @@ def _dislike(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 @book.rule(
     r"^我?最(?:喜欢|爱)的(?P<cat>[^，,。是]{1,6})是" + OBJ,
-    r"^(?P<obj>[^，,。是]{1,8}?)是我(?:周末|平时|业余|空闲时)?最(?:喜欢|爱)的(?P<cat>[^，,。]{1,6}?)(?:了|啦|之一)?$",
+    r"^(?P<obj>[^，,。是]{1,8}?)是我(?:周末|平时|业余|空闲时)?最(?:喜欢|爱)的(?P<cat>[^，,。]{1,6}?)"
+    r"(?:了|啦|之一)?$",
+    r"^(?P<obj>[^，,。是]{1,8}?)是我的(?:最爱|心头好)(?P<cat>)(?:了|啦|之一)?$",
 )
 def _favourite(m: re.Match[str], clause: str) -> list[Finding] | None:
     topic = preference_slot(normalize_value(m["cat"]))
@@ -190,8 +192,8 @@ def _favourite(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 @book.rule(
-    r"^(?:我)?" + HABIT + r"{1,2}(?:我)?" + ZADV + r"(?:都|会|总是|经常|常常)?(?:要)?(?:喝|打|玩|去|练|跑|游)"
-    + r"(?P<obj>[^，,。.!！?？;；了]+)$"
+    r"^(?:我)?" + HABIT + r"{1,2}(?:我)?" + ZADV + r"(?:都|会|总是|经常|常常)?(?:要)?"
+    r"(?:喝|打|玩|去|练|跑|游|看|听|吃)(?P<obj>[^，,。.!！?？;；了]+)$"
 )
 def _habit(m: re.Match[str], clause: str) -> list[Finding] | None:
     """ "我每天早上都喝咖啡", "我每周都打网球": a pastime kept up is one the user likes (a known one: going to

@@ -177,6 +177,10 @@ SLOT_CASES: list[tuple[str, Want]] = [
     ("I work in a hospital as a nurse", Want("basic.occupation", "nurse")),
     ("I've been a nurse for ten years", Want("basic.occupation", "nurse")),
     ("I live with my husband in Berlin", Want("basic.residence", "berlin")),
+    ("I watch sci-fi films every weekend", Want("preference.content", "sci-fi film")),
+    ("I cook Italian dishes most weekends", Want("preference.hobby", "cooking italian dish")),
+    ("我周末经常看科幻电影", Want("preference.content", "科幻电影")),
+    ("科幻片是我的最爱", Want("preference.content", "科幻片")),
     ("I have a golden retriever", Want("basic.pet", "dog")),
     ("My dog is a golden retriever named Max", Want("basic.pet", "dog:max")),
     ("我养了一只叫豆豆的猫", Want("basic.pet", "cat:豆豆")),
@@ -291,6 +295,7 @@ def test_small_talk_questions_requests_and_bare_secrets_give_nothing(text: str) 
         "I go shopping tomorrow",
         "我昨天吃肉了",
         "我每天都去公司",
+        "I practice and train every day to stay in shape",
     ],
 )
 def test_look_alikes_of_the_restatement_and_denial_rules_name_no_slot(text: str) -> None:

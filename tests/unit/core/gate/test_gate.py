@@ -105,6 +105,19 @@ def test_a_pet_denied_in_general_contradicts_the_named_one():
     assert gate.get(cat.memory_id).state is State.FROZEN
 
 
+@pytest.mark.parametrize(
+    ("first", "again"),
+    [("sci-fi", "sci-fi movie"), ("科幻电影", "科幻片"), ("cooking italian food", "cooking italian dish")],
+)
+def test_a_taste_named_with_or_without_its_kind_is_one_taste(first, again):
+    gate = engine()
+    liked, _ = gate.write(cand(f"I love {first}", "s1", slot="preference.content", value=first))
+    restated, _ = gate.write(
+        cand(f"{again} is my favourite", "s2", "d2", slot="preference.content", value=again)
+    )
+    assert (restated.memory_id, restated.action) == (liked.memory_id, "confirmed")
+
+
 def test_frozen_item_rejects_contradiction_and_raises_alert():
     gate = engine()
     gate.write(allergy("s1", "d1"))
