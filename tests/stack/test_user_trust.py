@@ -195,6 +195,7 @@ RESTATED_AGAIN = {
     ZH: (
         ("我是老师", "我在中学教数学", "作为老师，我暑假有空"),
         ("我喜欢周末去爬山", "周末我一般都去爬山", "爬山是我周末最爱的活动"),
+        ("我喜欢看科幻电影", "我周末经常看科幻电影", "科幻片是我的最爱"),
     ),
     EN: (
         ("I'm a teacher", "I teach maths at a high school", "As a teacher, I get summers off"),
@@ -203,21 +204,27 @@ RESTATED_AGAIN = {
             "I go hiking most Saturdays",
             "Weekends are for hiking, that's my thing",
         ),
+        ("I love sci-fi movies", "I watch sci-fi films every weekend", "Sci-fi is my favorite genre"),
     ),
+}
+#: the value each kept item holds: the first statement's
+RESTATED_VALUES = {
+    ZH: [("basic.occupation", "teacher"), ("preference.content", "科幻电影"), ("preference.sport", "hiking")],
+    EN: [
+        ("basic.occupation", "teacher"),
+        ("preference.content", "sci-fi movie"),
+        ("preference.sport", "hiking"),
+    ],
 }
 
 
 @pytest.mark.parametrize("lang", [ZH, EN])
 def test_restatements_in_other_words_confirm_too(http, tenant_key, lang):
     key, user = tenant_key, f"restate-again-{lang}"
-    jobs, pastimes = RESTATED_AGAIN[lang]
-    for n, (job, pastime) in enumerate(zip(jobs, pastimes, strict=True)):
-        say(http, key, user, f"s{n + 1}", job, pastime)
+    for n, said in enumerate(zip(*RESTATED_AGAIN[lang], strict=True)):
+        say(http, key, user, f"s{n + 1}", *said)
     mine = active(http, key, user)
-    assert sorted((i["slot"] or "(none)", i["value"] or "(none)") for i in mine) == [
-        ("basic.occupation", "teacher"),
-        ("preference.sport", "hiking"),
-    ]
+    assert sorted((i["slot"] or "(none)", i["value"] or "(none)") for i in mine) == RESTATED_VALUES[lang]
     assert all(i["state"] in ("confirmed", "frozen") and len(i["confirmed_sessions"]) >= 2 for i in mine)
 
 
