@@ -162,7 +162,8 @@ class GateEngine:
     def _admit(self, cand: Candidate, near_duplicates: Sequence[tuple[str, float]], actor: str) -> Outcome:
         now = self.clock()
         restated = self._find_restatement(cand, near_duplicates)
-        frozen_conflicts = [i for i in self._contradicted_by(cand) if i.is_frozen]
+        contradicted = self._contradicted_by(cand)
+        frozen_conflicts = [i for i in contradicted if i.is_frozen]
         corrects = bool(frozen_conflicts) and cand.is_correction and not retracts(cand, frozen_conflicts)
         if restated is not None and not corrects:
             return self._restate(restated, cand, now, actor)
@@ -179,7 +180,14 @@ class GateEngine:
         if frozen_conflicts:
             self.frozen.record_frozen_conflict(item, frozen_conflicts, actor)
             return Outcome.of(item, "conflict", "contradicts a frozen item; kept pending")
-        if cand.is_correction and item.kind is not Kind.STATE:
+        # a correction takes effect at once; a denial only where it denies something: "I don't have a dog
+        # anymore" said of no known dog is a statement like any other, not a core fact "pet: not dog"
+        corrected = (
+            cand.is_correction
+            and item.kind is not Kind.STATE
+            and (cand.polarity is Polarity.POSITIVE or bool(contradicted))
+        )
+        if corrected:
             self.ledger.transition(
                 item, State.CONFIRMED, "confirm", "explicit correction takes effect at once", actor
             )
@@ -188,7 +196,7 @@ class GateEngine:
         elif len(item.confirmed_sessions) >= self.policy.confirmations_to_confirm:
             self.frozen.confirm_item(item, "restated in distinct sessions", actor)
         self._after_statement(item, now, actor)
-        return Outcome.of(item, "corrected" if cand.is_correction else "created")
+        return Outcome.of(item, "corrected" if corrected else "created")
 
     def _engage_positively(self, cand: Candidate, actor: str) -> None:
         """A positive statement about what a negative memory rejects — the same slot and value, positive

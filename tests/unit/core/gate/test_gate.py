@@ -118,6 +118,18 @@ def test_a_taste_named_with_or_without_its_kind_is_one_taste(first, again):
     assert (restated.memory_id, restated.action) == (liked.memory_id, "confirmed")
 
 
+def test_a_denial_of_nothing_known_is_a_plain_statement_not_a_correction():
+    gate = engine()
+    denial = dict(slot="basic.pet", value="dog", polarity=Polarity.NEGATIVE, correction=True)
+    nothing, _ = gate.write(cand("I don't have a dog anymore", "s1", **denial))
+    assert (nothing.action, nothing.state, nothing.layer) == ("created", State.PENDING, Layer.WORKING)
+    # restated in a later session, after the user did mention a dog, it is confirmed and ends that dog
+    dog, _ = gate.write(cand("I have a dog", "s2", "d2", slot="basic.pet", value="dog"))
+    denied, _ = gate.write(cand("I don't have the dog any more", "s3", "d3", **denial))
+    assert (denied.memory_id, denied.action) == (nothing.memory_id, "confirmed")
+    assert gate.get(dog.memory_id).state is State.SUPERSEDED
+
+
 def test_frozen_item_rejects_contradiction_and_raises_alert():
     gate = engine()
     gate.write(allergy("s1", "d1"))
