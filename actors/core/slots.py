@@ -112,6 +112,6 @@ def same_value(slot: str | None, value: str | None, other: str | None) -> bool:
     taste named with and without its kind ("sci-fi" and "sci-fi movie")."""
     if value == other or refines(slot, value, other) or refines(slot, other, value):
         return True
-    tastes = bool(slot and slot.startswith("preference.") and value and other)
-    return tastes and taste_core(value or "") == taste_core(other or "")
-
+    if not value or not other or not (slot or "").startswith("preference."):
+        return False
+    return taste_core(value) == taste_core(other)

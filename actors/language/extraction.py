@@ -6,11 +6,13 @@ Pipeline for one turn:
 1. only ``role == "user"`` speaks for the user; assistant text never becomes memory;
 2. ``neutralize_injection`` strips invisible characters; a turn that tries to instruct a future prompt is
    refused outright; ``redact`` then removes secrets and identifiers, so no candidate can carry one;
-3. small talk ("hi", "thanks", 哈哈) and questions give nothing;
+3. small talk ("hi", "thanks", 哈哈) and questions give nothing, but for a way of answering asked of the
+   assistant ("Can you be more concise?");
 4. each sentence is cut into clauses (``actors.language.segments``), each read in the language pack its
    script chooses (``actors.language.pack``), and every clause goes through that pack's rule books
    (``actors.language.{en,zh}.{facts,tastes}``) — declared facts, style, temporary states, tastes, plans,
-   lessons;
+   lessons; a clause no rule reads is read once more without its cessation words ("I don't live in Berlin
+   anymore"): a fact found then is denied;
 5. an informative clause that no rule reads becomes a low-value EVENT/FACT with no slot, so ordinary
    conversation ("I went to a support group yesterday", "Luna and Oliver are so sweet and playful") is
    remembered too, below the threshold;

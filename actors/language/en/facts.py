@@ -417,15 +417,13 @@ def _family_mention(m: re.Match[str], clause: str) -> list[Finding]:
 
 
 #: a breed names its animal: "a golden retriever" is a dog
-BREEDS = {
-    **dict.fromkeys(
-        """golden retriever,labrador retriever,labrador,poodle,beagle,husky,corgi,french bulldog,bulldog,
-        german shepherd,dachshund,chihuahua,pug,terrier,spaniel,border collie,collie,shiba inu,greyhound,
-        rottweiler,doberman,schnauzer,pomeranian""".replace("\n", "").replace("  ", "").split(","),
-        "dog",
-    ),
-    **dict.fromkeys("tabby,siamese,persian,maine coon,ragdoll,sphynx,british shorthair".split(","), "cat"),
-}
+_DOG_BREEDS = (
+    "golden retriever", "labrador retriever", "labrador", "poodle", "beagle", "husky", "corgi",
+    "french bulldog", "bulldog", "german shepherd", "dachshund", "chihuahua", "pug", "terrier", "spaniel",
+    "border collie", "collie", "shiba inu", "greyhound", "rottweiler", "doberman", "schnauzer", "pomeranian",
+)  # fmt: skip
+_CAT_BREEDS = ("tabby", "siamese", "persian", "maine coon", "ragdoll", "sphynx", "british shorthair")
+BREEDS = {**dict.fromkeys(_DOG_BREEDS, "dog"), **dict.fromkeys(_CAT_BREEDS, "cat")}
 PET = (
     r"(?P<pet>cats?|dogs?|pupp(?:y|ies)|kittens?|kitty|rabbits?|bunn(?:y|ies)|hamsters?|parrots?|goldfish|"
     r"turtles?|tortoises?|birds?|horses?|guinea pigs?|snakes?|lizards?|"

@@ -23,7 +23,8 @@ _QUESTION = re.compile(
     r"they|he|she|i|this|that)\b|(?:what|how|why|when|where|who|which|whose)\s+(?:is|are|was|were|'s|do|"
     r"does|did|can|could|should|would|will|about|if|kind|time)\b|(?:what|how|why)'s\b|"
     # "any good sushi places around here": a question with its verb left out
-    r"any\s+(?:good|nice|great|decent|cheap|fun|chance|recommendations?|ideas?|suggestions?|tips?|advice|thoughts?)\b)",
+    r"any\s+(?:good|nice|great|decent|cheap|fun|chance|recommendations?|ideas?|suggestions?|tips?|advice|"
+    r"thoughts?)\b)",
     re.IGNORECASE,
 )
 
