@@ -78,8 +78,8 @@ book.rule(
 
 
 book.rule(
-    r"\b(?:use|in|with)\s+(?:more\s+)?(?:simple|simpler|plain|plainer|easy|everyday|layman'?s?)\s+(?:language|words|"
-    r"english|terms)\b",
+    r"\b(?:use|in|with)\s+(?:more\s+)?(?:simple|simpler|plain|plainer|easy|everyday|layman'?s?)\s+"
+    r"(?:language|words|english|terms)\b",
     r"\bexplain\s+(?:\w+\s+){0,2}?(?:to me\s+)?like\s+(?:i'?m|i\s+am)\s+(?:five|5|a kid|a child|ten|10)\b",
     r"\beli5\b",
 )(always("style.tone", "simple"))
