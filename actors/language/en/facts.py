@@ -328,6 +328,16 @@ def _as_a(m: re.Match[str], clause: str) -> list[Finding] | None:
     return _occupation_and_employer(m, occupation) if occupation else None
 
 
+@book.rule(
+    I_ANY + r"(?:quit(?:\s+being|\s+my\s+job\s+as)?|left\s+my\s+job\s+as|stopped being|gave up being|"
+    r"retired as|retired from being)\s+an?\s+(?P<occ>[\w -]{2,30}?)(?:\s+(?:last|this|a|two|three|\d+)\b.*)?$"
+)
+def _occupation_ended(m: re.Match[str], clause: str) -> list[Finding] | None:
+    """ "I quit my job as a nurse", "I stopped being a teacher last year": the occupation has ended."""
+    occupation = occupation_of(object_phrase(m["occ"], PHRASING))
+    return [fact("basic.occupation", occupation, polarity=NEGATIVE, change=True)] if occupation else None
+
+
 @book.rule(IM + r"(?P<occ>retired|unemployed|self-employed|a stay-at-home (?:mom|dad|parent)|between jobs)\b")
 def _work_status(m: re.Match[str], clause: str) -> list[Finding]:
     return [fact("basic.occupation", normalize_value(m["occ"]))]

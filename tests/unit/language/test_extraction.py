@@ -157,6 +157,9 @@ SLOT_CASES: list[tuple[str, Want]] = [
     ("我现在吃肉了", Want("basic.diet_restriction", "vegetarian", NEG)),
     ("我已经不是护士了", Want("basic.occupation", "nurse", NEG)),
     ("I'm not a nurse anymore", Want("basic.occupation", "nurse", NEG)),
+    ("I quit my job as a nurse", Want("basic.occupation", "nurse", NEG)),
+    ("I stopped being a teacher last year", Want("basic.occupation", "teacher", NEG)),
+    ("我不当护士了", Want("basic.occupation", "nurse", NEG)),
     ("I don't have a dog anymore", Want("basic.pet", "dog", NEG)),
     ("I outgrew my peanut allergy", Want("basic.allergy", "peanut", NEG)),
     ("my shellfish allergy is gone", Want("basic.allergy", "shellfish", NEG)),
@@ -296,6 +299,7 @@ def test_small_talk_questions_requests_and_bare_secrets_give_nothing(text: str) 
         "我昨天吃肉了",
         "我每天都去公司",
         "I practice and train every day to stay in shape",
+        "I left a nurse a message",
     ],
 )
 def test_look_alikes_of_the_restatement_and_denial_rules_name_no_slot(text: str) -> None:
