@@ -86,7 +86,6 @@ _NOT_SPEAKERS = frozenset(
 
 
 _REDACTED = re.compile(r"\[REDACTED:[a-z_]+\]")
-_SPACES = re.compile(r"\s{2,}")
 #: the slots a clause can deny (``_denied``): what the user is and what they like
 _DENIABLE_SLOTS = ("basic.", "preference.")
 
@@ -185,7 +184,7 @@ def _denied(clause: Clause) -> list[Finding]:
     probe = clause.probe[:MAX_PROBE_CHARS]
     if not cessation.search(probe):
         return []
-    affirmed = _SPACES.sub(" ", cessation.sub("", probe)).strip()
+    affirmed = " ".join(cessation.sub("", probe).split())
     return [
         replace(finding, polarity=Polarity.NEGATIVE, change=True)
         for finding in _read_books(affirmed, clause.pack)

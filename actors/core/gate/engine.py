@@ -162,6 +162,9 @@ class GateEngine:
     def _admit(self, cand: Candidate, near_duplicates: Sequence[tuple[str, float]], actor: str) -> Outcome:
         now = self.clock()
         restated = self._find_restatement(cand, near_duplicates)
+        if restated is not None and not cand.is_correction:
+            # a plain restatement: no contradiction scan over the active items (the hot path)
+            return self._restate(restated, cand, now, actor)
         contradicted = self._contradicted_by(cand)
         frozen_conflicts = [i for i in contradicted if i.is_frozen]
         corrects = bool(frozen_conflicts) and cand.is_correction and not retracts(cand, frozen_conflicts)
