@@ -26,7 +26,7 @@ from typing import cast
 from actors.core.memory import MemoryItem
 from actors.core.records import CohortFeature, SessionContextSnapshot
 from actors.core.slots import MEMBER_SLOTS, SLOTS, is_style, spec
-from actors.language.lexicon import surface_form
+from actors.language.lexicon import style_words, written_form
 from schemas.enums import Kind, Layer, Polarity
 from schemas.settings import GatePolicy
 
@@ -52,13 +52,13 @@ def display_value(value: str) -> str:
 def shown_value(slot: str | None, value: str, content: str) -> str:
     """A slot value in the user's own words: 成都 for a user who wrote 成都, Chengdu for one who wrote Chengdu
     (the canonical value stays for matching); a style instruction as given (简短 for a user who wrote
-    "回答简短一点", short for one who wrote "keep it short")."""
+    "回答简短一点", short for one who wrote "keep it short", "skip the emojis" for the key "no emoji")."""
     if is_style(slot):
-        return surface_form(value, content) or value
+        return style_words(value, content)
     role, named, name = value.partition(":")
     if named and slot in MEMBER_SLOTS:  # "dog:max" → Dog (Max), "cat:豆豆" → 猫 (豆豆)
         return f"{shown_value(None, role, content)} ({shown_value(None, name, content)})"
-    return display_value(surface_form(value, content) or value)
+    return display_value(written_form(value, content) or value)
 
 
 def template(item: MemoryItem) -> str:

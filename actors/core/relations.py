@@ -26,11 +26,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache, lru_cache
-from typing import Any
+from functools import lru_cache
 
 from actors.core.memory import MemoryItem
 from actors.language.text import HAN, has_han
+from actors.language.zh.tokens import posseg
 
 USER = "user"
 #: an entity named by more than this share of memories is not followed by a hop (it connects everything)
@@ -71,6 +71,28 @@ _RELATION_WORDS = (
     "医生",
     "房东",
 )
+#: a Chinese relation word's English label, so an edge reads the same in either language
+_LABELS = {
+    "同事": "colleague",
+    "老板": "boss",
+    "领导": "boss",
+    "朋友": "friend",
+    "邻居": "neighbor",
+    "室友": "roommate",
+    "导师": "mentor",
+    "老师": "teacher",
+    "同学": "classmate",
+    "队友": "teammate",
+    "客户": "client",
+    "医生": "doctor",
+    "房东": "landlord",
+}
+#: a person and where they work: "Bob works at Google"; in Chinese after a known name ("老张在腾讯工作")
+_WORKS_AT = re.compile(
+    r"(?P<person>(?<![\w'])[A-Z][a-z]+)\s+(?:works|worked|is working)\s+(?:at|for)\s+"
+    r"(?P<org>[A-Z][\w&-]*(?:[ .][A-Z][\w&-]*)*)"
+)
+_WORKS_AT_ZH = rf"(?:现在|目前|一直|也)?在(?P<org>[{HAN}A-Za-z]{{2,10}}?)(?:工作|上班|实习)"
 _CAPITALISED = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"]\s*|\n)\s*$")
 _ATTRIBUTE = re.compile(
@@ -101,15 +123,6 @@ def entity_key(name: str) -> str:
     return " ".join(name.casefold().split())
 
 
-@cache
-def _posseg() -> Any:
-    import jieba
-    import jieba.posseg
-
-    jieba.setLogLevel(60)
-    return jieba.posseg
-
-
 @lru_cache(maxsize=65536)
 def capitalised_names(text: str) -> tuple[tuple[str, bool], ...]:
     """Capitalised word runs with whether each stands mid-sentence (a stronger sign of a name). The first
@@ -132,13 +145,14 @@ def chinese_names(text: str) -> tuple[str, ...]:
     if not has_han(text):
         return ()
     return tuple(
-        dict.fromkeys(w.word for w in _posseg().cut(text) if w.flag in _NAME_TAGS and len(w.word) > 1)
+        dict.fromkeys(w.word for w in posseg().cut(text) if w.flag in _NAME_TAGS and len(w.word) > 1)
     )
 
 
 def _relation_word(content: str) -> str | None:
     lowered = content.casefold()
-    return next((w for w in _RELATION_WORDS if w in lowered), None)
+    word = next((w for w in _RELATION_WORDS if w in lowered), None)
+    return _LABELS.get(word, word) if word else None
 
 
 def _declared_relation(item: MemoryItem) -> tuple[str, str] | None:
@@ -151,6 +165,16 @@ def _declared_relation(item: MemoryItem) -> tuple[str, str] | None:
     if item.slot == "basic.family":
         return item.value, item.value
     return _relation_word(item.content) or "knows", item.value
+
+
+def _employers(content: str, chinese_people: list[str]) -> list[tuple[str, str]]:
+    """(person, organisation) pairs a memory states."""
+    found = [(m["person"], m["org"]) for m in _WORKS_AT.finditer(content)]
+    for person in chinese_people:
+        m = re.search(re.escape(person) + _WORKS_AT_ZH, content)
+        if m:
+            found.append((person, m["org"]))
+    return found
 
 
 class EntityGraph:
@@ -199,6 +223,8 @@ class EntityGraph:
             entity = m["entity_zh"] or (capitalised_names(m["entity"]) or ((m["entity"], True),))[-1][0]
             key = self._add(entity, mid)
             self._link(key, m["attr"] or m["attr_zh"], (m["value"] or m["value_zh"]).strip(), mid)
+        for person, org in _employers(item.content, [k for k in self.mentions[mid] if not k.isascii()]):
+            self._link(self._add(person, mid), "works at", self._add(org, mid), mid)
         distinct = list(dict.fromkeys(keys))
         for n, first in enumerate(distinct):
             for second in distinct[n + 1 :]:

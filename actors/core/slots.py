@@ -81,7 +81,7 @@ def spec(slot: str | None) -> SlotSpec | None:
 
 
 def is_style(slot: str | None) -> bool:
-    """A ``style.*`` slot: its value is the user's instruction, shown as they gave it."""
+    """A ``style.*`` slot: its value is a canonical key (short, no emoji), shown in the user's words."""
     return slot is not None and slot.startswith("style.")
 
 

@@ -30,7 +30,7 @@ from typing import Literal, Protocol
 from actors.core.gate.scoring import write_score
 from actors.core.memory import Candidate, utcnow
 from actors.core.slots import is_style
-from actors.language.lexicon import canonical_place, is_city, normalize_value, occupation_of
+from actors.language.lexicon import canonical_place, instruction, is_city, normalize_value, occupation_of
 from actors.language.markers import Reading, reading
 from actors.language.pack import LanguagePack, Phrasing
 from actors.language.packs import PACKS, packs
@@ -194,10 +194,32 @@ def _denied(clause: Clause) -> list[Finding]:
     ]
 
 
+#: where one style instruction ends and the next begins ("keep it short and skip the emojis")
+_INSTRUCTION_JOINS = re.compile(
+    r"\s*[,;，；、]\s*(?:and|also|plus|but)?\s*|\s+(?:and|also|plus|but)\s+|并且|而且|还有|另外|同时|也别|也不要"
+)
+
+
+def _instructions(clause: Clause, found: list[Finding]) -> list[Finding]:
+    """Every style instruction of a clause that gives several ("Please keep it short and skip the emojis" is
+    a reply length and a format): each part is read on its own, and each finding keeps its part as its
+    words. The findings of the whole clause when it holds one instruction or none."""
+    if not any(is_style(f.slot) for f in found):
+        return found
+    parts = [p for p in _INSTRUCTION_JOINS.split(clause.text) if p.strip()]
+    each: list[Finding] = []
+    for part in parts:
+        for finding in _read_books(instruction(part)[:MAX_PROBE_CHARS], clause.pack):
+            new = all((f.slot, f.value) != (finding.slot, finding.value) for f in each)
+            if is_style(finding.slot) and new:
+                each.append(replace(finding, swap=(clause.text, part.strip())))
+    return each if len(each) > 1 else found
+
+
 def _match(clause: Clause, markers: Reading) -> list[Finding]:
     found = _read_books(clause.probe[:MAX_PROBE_CHARS], clause.pack) or _denied(clause)
     if found:
-        return found
+        return _instructions(clause, found)
     generic = _generic(clause, markers)
     return [generic] if generic else []
 
@@ -218,8 +240,10 @@ def _read(sentence: Sentence, forced: bool, correction: bool, markers: Reading) 
         # holds, and only when it is a request to the assistant ("is it ok if I answer in a table?" is not)
         if not markers.request.match(sentence.text):
             return []
-        asked = _read_books(sentence.text[:MAX_PROBE_CHARS].rstrip("?？ "), sentence.pack)
-        return [(finding, sentence.text) for finding in asked if is_style(finding.slot)][:1]
+        request = replace(_sentence_as_clause(sentence), text=sentence.text.rstrip("?？ "))
+        asked = _instructions(request, _read_books(request.text[:MAX_PROBE_CHARS], sentence.pack))
+        styles = [finding for finding in asked if is_style(finding.slot)]
+        return [(finding, _content(request.text, finding)) for finding in styles][: max(len(styles), 1)]
     contrast = _contrast(sentence, markers)
     if contrast:
         return [(contrast, sentence.text)]

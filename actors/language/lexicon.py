@@ -341,6 +341,37 @@ def taste_core(value: str) -> str:
     return normalize_value(core) if core and core != value else value
 
 
+_POLITE = re.compile(
+    r"^(?:(?:please|pls|kindly|can you|could you|would you|以后|请你|请|麻烦你|麻烦|你)[\s,，]*)+", re.I
+)
+_INSTRUCTION_END = " \t.,;:!?。，；：！？~～" + "吧啊呀哦啦"
+#: an instruction longer than this is shown by its canonical value, not quoted whole
+MAX_INSTRUCTION_CHARS = 60
+
+
+def instruction(clause: str) -> str:
+    """A style instruction as the user gave it, minus courtesy: "Please keep answers to three sentences" →
+    "keep answers to three sentences"; "请用表格回答我" → "用表格回答我"."""
+    text = _POLITE.sub("", clause.strip()).strip(_INSTRUCTION_END)
+    return text.casefold() if text.isascii() else text
+
+
+def style_words(value: str, content: str) -> str:
+    """A style value in the user's words: the word they used for it (简短 in "回答简短一点", "short" in
+    "keep it short"), else their instruction ("skip the emojis" for "no emoji", "keep answers to three
+    sentences" for "short"), else the canonical value."""
+    if _spelled(value, content) is not None:
+        return value
+    said = surface_form(value, content) or instruction(content)
+    return said if said and len(said) <= MAX_INSTRUCTION_CHARS else value
+
+
+def written_form(value: str, content: str) -> str | None:
+    """How the user wrote a canonical value: its own spelling in their words ("McDonald" for the value
+    "mcdonald"), else the spelling of it they used (``surface_form``); None if their words hold neither."""
+    return _spelled(value, content) or surface_form(value, content)
+
+
 def surface_form(value: str, content: str) -> str | None:
     """How the user wrote a canonical value when their words do not hold the value itself: "chengdu" in
     "我住在成都" → 成都, "seafood" in "我对海鲜过敏" → 海鲜, "noodle" in "I love ramen" → ramen (as written).

@@ -126,27 +126,38 @@ def always(slot: str, value: str) -> Build:
     return build
 
 
-_POLITE = re.compile(
-    r"^(?:(?:please|pls|kindly|can you|could you|would you|以后|请你|请|麻烦你|麻烦|你)[\s,，]*)+", re.I
+#: the reply formats a user can ask for (``style.format``), by canonical key: the words that name each
+_FORMATS = (
+    ("emoji", re.compile(r"emoji|emoticon|smiley|表情", re.I)),
+    ("table", re.compile(r"\btables?\b|表格", re.I)),
+    ("list", re.compile(r"bullet|\blists?\b|numbered|分点|分条|列点|列表|清单|要点|项目符号", re.I)),
+    ("code", re.compile(r"\bcode\b|代码", re.I)),
+    ("json", re.compile(r"\bjson\b", re.I)),
+    ("markdown", re.compile(r"markdown", re.I)),
+    ("plain text", re.compile(r"plain text|纯文本", re.I)),
+    ("examples", re.compile(r"examples?|例子|举例", re.I)),
 )
-_INSTRUCTION_END = " \t.,;:!?。，；：！？~～" + "吧啊呀哦啦"
+#: an instruction that asks for less of a format, or none ("skip the emojis", 别用表格)
+_WITHOUT = re.compile(
+    r"\b(?:no|don't|do not|never|without|skip|avoid|stop|drop|lose|less|fewer|cut|ditch|spare me)\b|"
+    r"别|不要|不用|少用|少发|少加|少点|去掉|不需要",
+    re.I,
+)
 
 
-def instruction(clause: str) -> str:
-    """A style instruction as the user gave it, minus courtesy: "Please keep answers to three sentences" →
-    "keep answers to three sentences"; "请用表格回答我" → "用表格回答我". The ``style.*`` slot value."""
-    text = _POLITE.sub("", clause.strip()).strip(_INSTRUCTION_END)
-    return text.casefold() if text.isascii() else text
+def format_key(clause: str) -> str | None:
+    """The canonical ``style.format`` value of an instruction: "Answer me in a table" → table, "skip the
+    emojis" → no emoji, 多举点例子 → examples; None if it names no format."""
+    key = next((k for k, words in _FORMATS if words.search(clause)), None)
+    if key is None:
+        return None
+    return f"no {key}" if _WITHOUT.search(clause) and key != "examples" else key
 
 
-def instructed(slot: str) -> Build:
-    """A builder for style rules: the slot's value is the instruction itself, not a bare noun."""
-
-    def build(m: re.Match[str], clause: str) -> list[Finding] | None:
-        value = instruction(clause)
-        return [fact(slot, value)] if value else None
-
-    return build
+def formatted(m: re.Match[str], clause: str) -> list[Finding] | None:
+    """A builder for format rules: the format the instruction names, as its canonical key."""
+    key = format_key(m.group(0)) or format_key(clause)
+    return [fact("style.format", key)] if key else None
 
 
 class RuleBook:

@@ -45,6 +45,10 @@ I_NOW = r"\bi\s+" + ADV
 IM = r"\b(?:i'm|i\s+am|im)\s+" + ADV
 OBJ = r"(?P<obj>.+)"
 NAME = r"(?P<name>(?-i:[A-Z])[\w'-]+)"
+#: a capitalised word of any Latin script (Tomás, Élodie, O'Brien)
+_CAP = r"(?-i:[A-ZÀ-ÖØ-Þ])[\w'-]*\w"
+#: a full name: up to four capitalised words, particles between them (Anna Maria Lopez, Ludwig van Beethoven)
+FULL_NAME = rf"(?P<name>{_CAP}(?:\s+(?:(?-i:van|von|de|da|del|der|di|le|la|bin|al)\s+)?{_CAP}){{0,3}})"
 DAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 TIME = (
     r"\b(?:tomorrow|tonight|this\s+(?:morning|afternoon|evening|weekend|week|month|year|summer|fall|autumn|"
@@ -61,7 +65,16 @@ TIME = (
 _TIME = re.compile(TIME, re.IGNORECASE)
 _NOT_NAMES = frozenset(
     """back later when if crazy old tomorrow now anytime sometime maybe please at on in after before whenever
-    soon again a an the so just really not very sure fine good ok okay here there tired happy sorry""".split()
+    soon again a an the so just really not very sure fine good ok okay here there tired happy sorry done home
+    ready back busy new today tonight yesterday""".split()
+)
+#: capitalised words "I'm X" says of a people, a faith or a language, not a name
+_NOT_GIVEN_NAMES = frozenset(
+    """american british english chinese japanese korean french german spanish italian indian canadian
+    australian mexican brazilian russian irish scottish welsh dutch swedish norwegian danish finnish polish
+    vietnamese thai filipino indonesian malaysian taiwanese african european asian latino latina catholic
+    jewish muslim buddhist hindu protestant mormon atheist vegan vegetarian gemini leo virgo libra scorpio
+    aries taurus cancer capricorn aquarius pisces sagittarius""".split()
 )
 _NOT_PLACES = re.compile(
     r"^(?:an?|the same|the city|the country|the area|fear|peace|hope|denial|it|that|this|there|here|one|"
@@ -200,15 +213,26 @@ def _health(m: re.Match[str], clause: str) -> list[Finding]:
 # --- who the user is ------------------------------------------------------------------------------
 
 
+_GREETING = (
+    r"^(?:(?:hi|hello|hey|hiya|yo|greetings|good (?:morning|afternoon|evening))"
+    r"(?:\s+(?:there|all|everyone))?[,!. ]+)?"
+)
+
+
 @book.rule(
-    r"\bmy\s+name(?:'s|\s+is)\s+" + NAME,
-    r"\b(?:call me|i go by|i'm called|i am called|people call me|everyone calls me)\s+" + NAME,
-    r"^(?:hi|hello|hey)(?:\s+there)?[,!. ]+(?:i'm|i am)\s+" + NAME,
+    r"\bmy\s+(?:full\s+|first\s+|real\s+)?name(?:'s|\s+is)\s+" + FULL_NAME,
+    r"\b(?:call me|i go by|i'm called|i am called|(?:people|everyone|everybody|friends|my friends|they|most "
+    r"people)\s+(?:call|calls)\s+me|you can call me|just call me|the name's|name's)\s+" + FULL_NAME,
+    _GREETING + r"(?:i'm|i am|im|this is|it's|it is)\s+" + FULL_NAME + r"\s*(?:[,.!]|$|\s+here\b)",
+    _GREETING + FULL_NAME + r"\s+here\b",
     r"\bmy\s+name(?:'s|\s+is)\s+(?P<name>[a-z][\w'-]+)$",
 )
 def _name(m: re.Match[str], clause: str) -> list[Finding] | None:
-    name = m["name"].strip("'.-")
-    if name.casefold() in _NOT_NAMES or len(name) < 2:
+    words = m["name"].strip("'.-").split()
+    while words and words[-1].casefold() in _NOT_NAMES:
+        words.pop()  # "I'm Anna Today" is no surname
+    name = " ".join(words)
+    if not words or words[0].casefold() in _NOT_NAMES | _NOT_GIVEN_NAMES or len(name) < 2:
         return None
     return [fact("basic.name", name.casefold())]
 

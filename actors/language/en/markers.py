@@ -17,7 +17,9 @@ MARKERS = Markers(
         re.IGNORECASE,
     ),
     discourse=re.compile(
-        r"^(?:(?:and|but|so|also|oh|well|btw|by the way|plus|anyway|yeah|um|uh)\b[,\s]*)+", re.I
+        r"^(?:(?:and|but|so|also|oh|well|btw|by the way|plus|anyway|yeah|um|uh|from now on|going forward|"
+        r"in (?:the )?future|henceforth)\b[,\s]*)+",
+        re.I,
     ),
     cessation=re.compile(
         r"\b(?:no longer|not|don't|do not|doesn't|does not|am not|any ?more|no more)\b", re.IGNORECASE

@@ -17,7 +17,7 @@ from actors.language.rules import (
     RuleBook,
     always,
     fact,
-    instructed,
+    formatted,
     is_real_object,
     liking,
     listed,
@@ -54,7 +54,7 @@ book.rule(
     r"to no more than)\s+(?:\w+\s+)?" + UNITS + r"\b",
     r"\b(?:answer|reply|respond|explain|sum (?:it )?up)\s+(?:me\s+)?in\s+" + COUNT + r"\s+" + UNITS + r"\b",
     r"\b(?:no more than|at most)\s+" + COUNT + r"\s+" + UNITS + r"\b",
-)(instructed("style.reply_length"))
+)(always("style.reply_length", "short"))
 
 
 book.rule(
@@ -63,9 +63,15 @@ book.rule(
     + FORMATS
     + r"\b",
     r"\b(?:use|prefer)\s+(?:an?\s+)?" + FORMATS + r"\s+(?:in|for|when)\b",
-    r"^(?:always\s+)?use\s+(?:an?\s+)?" + FORMATS + r"\b",
+    r"^(?:(?:please|pls|kindly|always|just|also|can you|could you|would you)\s+)*use\s+(?:an?\s+)?" + FORMATS
+    + r"\b",
     r"\b(?:don't|do not|never)\s+use\s+(?:any\s+)?(?:emojis?|markdown|tables?|bullet points?)\b",
-)(instructed("style.format"))
+    # "skip the emojis", "no emojis please", "fewer emoticons", "go easy on the emojis"
+    r"\b(?:skip|drop|lose|ditch|avoid|stop(?:\s+using)?|cut(?:\s+out)?|no|without|less|fewer|spare me|"
+    r"go easy on|cool it with)\s+(?:the\s+|any\s+|all\s+(?:the\s+)?|those\s+|your\s+)?(?:emojis?|emoticons?|"
+    r"smileys?|markdown|tables?|bullet points?)\b",
+    r"\b(?:emojis?|emoticons?|smileys?)\s+(?:are\s+)?(?:not needed|unnecessary|annoying|off)\b",
+)(formatted)
 
 
 book.rule(
@@ -88,7 +94,7 @@ book.rule(
 book.rule(
     r"\b(?:give|show|include|add|use)\s+(?:me\s+)?(?:more\s+|some\s+|a few\s+)?"
     r"(?:code\s+|concrete\s+|real\s+)?examples\b",
-)(instructed("style.format"))
+)(formatted)
 
 
 book.rule(

@@ -13,6 +13,7 @@ import re
 
 from actors.language.lexicon import (
     canonical_place,
+    categories_of,
     family_role,
     is_allergen,
     is_place,
@@ -31,6 +32,7 @@ from actors.language.rules import (
 )
 from actors.language.text import HAN, has_han
 from actors.language.zh.syntax import PHRASING
+from actors.language.zh.tokens import posseg
 from schemas.enums import Polarity
 
 NEGATIVE = Polarity.NEGATIVE
@@ -178,16 +180,46 @@ def _health(m: re.Match[str], clause: str) -> list[Finding]:
 # --- who the user is ------------------------------------------------------------------------------
 
 
+#: the common surnames: "我是李娜" gives a name, "我是老师" an occupation
+SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈"
+    "姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
+#: a person called by a nickname (老李, 小王, 阿强) or by a full name starting with a common surname
+PERSON = rf"(?:[老小阿][{HAN}]|[{SURNAMES}][{HAN}]{{1,2}}?)"
+#: how words for what someone is end (高中生, 白领, 马拉松迷): never a given name after 我是
+_ROLE_ENDINGS = tuple("生领员师家手族迷控党者人的友")
+#: who calls the user by a name: 大家, 同事们, 朋友们, 家里人 …
+_CALLERS = (
+    r"(?:大家|别人|朋友们?|同事们?|同学们?|家里人|家人|身边的人|他们|我妈|我爸|爸妈|我老婆|我老公|熟人)"
+)
+
+
 @book.rule(
     r"^我(?:的名字)?(?:叫|是叫)" + NAME + NAME_END,
-    r"^我的名字是" + NAME + NAME_END,
-    r"^(?:你)?(?:可以)?(?:就)?叫我" + NAME + NAME_END,
+    r"^我的(?:名字|全名|中文名|英文名)是" + NAME + NAME_END,
+    r"^(?:你)?(?:可以|就|直接|以后)*(?:叫|喊|称呼)我" + NAME + NAME_END,
+    r"^" + _CALLERS + r"(?:一般|平时|通常|都|也)*(?:叫|喊|称呼)我" + NAME + NAME_END,
+    rf"^(?:你好|您好|大家好|嗨|哈喽)?[，,]?我是(?P<name>{PERSON})(?:[，,。.!！~～]|$)",
 )
 def _name(m: re.Match[str], clause: str) -> list[Finding] | None:
     name = m["name"]
     if _NOT_NAMES.match(name) or (has_han(name[:1]) and len(name) > 4):
         return None
+    if m.group(0).lstrip("你您大家好嗨哈喽，, ").startswith("我是") and not is_person_name(name):
+        return None  # "我是程序员", "我是北京人", "我是高手": what the user is, not who
     return [fact("basic.name", name.casefold())]
+
+
+def is_person_name(word: str) -> bool:
+    """A nickname (老李, 小王, 阿强) or a word jieba tags as one person's name (李娜, 王小明) that is no word
+    for what someone is (高中生, 白领) and not in the lexicon."""
+    if re.fullmatch(rf"[老小阿][{HAN}]", word):
+        return True
+    if word.endswith(_ROLE_ENDINGS) or occupation_of(word) or categories_of(normalize_value(word)):
+        return False
+    tagged = list(posseg().cut(word))
+    return len(tagged) == 1 and tagged[0].flag == "nr"
 
 
 @book.rule(r"^我?(?:今年|已经|都|快)?" + NUMBER + r"(?:周)?岁")
@@ -256,7 +288,10 @@ def _occupation_declared(m: re.Match[str], clause: str) -> list[Finding] | None:
     return [fact("basic.occupation", occupation_of(obj) or normalize_value(obj))]
 
 
-@book.rule(S + r"(?:是|做|当)(?:一个|个)?" + OBJ)
+@book.rule(
+    S + r"(?:是|做|当)(?:一个|个)?" + OBJ,
+    S + r"在[^，,。在]{1,10}?(?:当|做|是)(?:一名|一个|个|名)?" + OBJ,  # 我在医院当药剂师
+)
 def _occupation_known(m: re.Match[str], clause: str) -> list[Finding] | None:
     occupation = occupation_of(re.sub(r"(?:工作|的)$", "", _clean_object(m["obj"])))
     return [fact("basic.occupation", occupation)] if occupation else None
@@ -362,9 +397,13 @@ SOCIAL = r"(?P<role>同事|朋友|闺蜜|哥们|老板|领导|上司|同学|室�
 @book.rule(
     r"^" + NAME + r"是我(?:的)?(?:好|老|大学|高中|新|前)?" + SOCIAL,
     r"^我?(?:的)?(?:好|老)?" + SOCIAL + r"(?:叫|名叫)" + NAME + NAME_END,
+    # "我同事老张在腾讯工作": a person named right after the relation word
+    r"^我(?:的)?(?:好|老|大学|高中|新|前)?"
+    + SOCIAL
+    + rf"(?P<name>{PERSON})(?=在|是|也|很|跟|和|给|刚|最近|现在|目前|一直|还|今天|昨天|去年|说|$)",
 )
 def _social(m: re.Match[str], clause: str) -> list[Finding] | None:
-    if _NOT_NAMES.match(m["name"]):
+    if _NOT_NAMES.match(m["name"]) or (m.group(0).startswith("我") and not is_person_name(m["name"])):
         return None
     return [fact("relation.social", m["name"].casefold(), confidence=0.85)]
 

@@ -14,7 +14,7 @@ from actors.language.rules import (
     RuleBook,
     always,
     fact,
-    instructed,
+    formatted,
     is_real_object,
     liking,
     listed,
@@ -48,15 +48,16 @@ COUNT = r"[一二三四五六七八九十两几\d]+"
 book.rule(
     r"(?:控制在|不超过|不要超过|别超过|限制在|最多)" + COUNT + r"(?:句话?|个字|字|行|段|点)",
     r"^(?:请|麻烦|你|以后|回答|回复)*(?:用)?" + COUNT + r"句话(?:回答|说完|讲完|概括|总结|说清楚)",
-)(instructed("style.reply_length"))
+)(always("style.reply_length", "short"))
 
 
 book.rule(
     r"用(?:表格|列表|清单|要点|代码块?|markdown|项目符号)(?:的)?(?:形式|格式|方式)?(?:来)?"
     r"(?:回答|回复|列出|展示|给我|写|说明|整理|呈现)",
     r"(?:分点|分条|列点)(?:回答|回复|列出|说明)",
-    r"(?:别|不要)(?:用|加|发)(?:表情|emoji|表情符号)",
-)(instructed("style.format"))
+    r"(?:别|不要|不用|少|不需要)(?:再)?(?:用|加|发|带|放)?(?:太多)?(?:表情|emoji|表情符号|表情包)",
+    r"(?:表情|emoji|表情符号|表情包)(?:就)?(?:不用了|别用了|不要了|少用|少发|去掉)",
+)(formatted)
 
 
 book.rule(
@@ -74,7 +75,7 @@ book.rule(r"用(?:简单|通俗|浅显)(?:易懂)?的?(?:话|语言|词|说法)|
 )
 
 
-book.rule(r"多举(?:点|些|几个)?例子|举(?:个|几个|些)例子")(instructed("style.format"))
+book.rule(r"多举(?:点|些|几个)?例子|举(?:个|几个|些)例子")(formatted)
 
 
 _TONES = {
@@ -157,9 +158,18 @@ def _focus(m: re.Match[str], clause: str) -> list[Finding] | None:
     return [fact("state.focus", focus)] if focus else None
 
 
+SICK = (
+    r"(?P<sick>感冒|发烧|生病|病了|咳嗽|嗓子哑了|拉肚子|不舒服|没精神|鼻塞|流鼻涕|过敏犯了|"
+    r"(?:头|嗓子|喉咙|胃|肚子|牙|腰|眼睛)(?:好|很|有点|有些|特别|超|太|真)?(?:疼|痛|晕))"
+)
+
+
 @book.rule(
     S + r"(?:在)?(?P<sit>出差|开会|住院|休假|度假|路上|机场|加班)(?:中|呢|了)?$",
     S + r"(?P<sick>感冒|发烧|生病|病|头疼|头痛)了",
+    # "我今天有点感冒", "头疼", "这两天一直咳嗽": feeling ill now, said with or without a time word
+    S + NOW + r"?" + ZADV + r"(?:身体)?" + INTENSE + r"?" + ZADV + SICK
+    + r"(?:了|呢|啊|得厉害|得不行|死了)*$",
 )
 def _situation(m: re.Match[str], clause: str) -> list[Finding]:
     if m.groupdict().get("sick"):

@@ -19,6 +19,15 @@ def jieba() -> ModuleType:
     return cast(ModuleType, jieba)
 
 
+@cache
+def posseg() -> ModuleType:
+    """jieba's part-of-speech tagger (``posseg().cut(text)`` → words with their flags)."""
+    import importlib
+
+    jieba()  # quiet before the tagger loads the dictionary
+    return importlib.import_module("jieba.posseg")
+
+
 def terms(lowered: str) -> list[str]:
     found: list[str] = []
     for run in han_runs(lowered):
