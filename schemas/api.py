@@ -133,7 +133,10 @@ class MemoryOut(BaseModel):
     kind: Kind
     polarity: Polarity
     slot: str | None
+    #: the canonical value, the same in every language ("hiking"): what matching reads
     value: str | None
+    #: the value in the user's own words (爬山 for a user who wrote 爬山): what a person or a model is shown
+    display: str | None = None
     content: str
     content_hash: str
     importance: float
@@ -324,7 +327,9 @@ class StateOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
     slot: str
+    #: the canonical state ("sick"); ``display`` is it in the user's words (感冒), else their sentence
     value: str | None
+    display: str | None = None
     content: str
     memory_id: str
     stated_at: datetime

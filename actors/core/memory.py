@@ -115,6 +115,14 @@ class MemoryItem:
             self.content_hash = content_hash(self.content)
 
     @property
+    def display(self) -> str | None:
+        """The slot value in the user's own words (爬山 for a user who wrote 爬山, where ``value`` is the
+        canonical "hiking"): what a person or a model is shown; None for an item without a value."""
+        from actors.core.context import shown_value  # the context renders values; it imports this module
+
+        return shown_value(self.slot, self.value, self.content) if self.value else None
+
+    @property
     def is_active(self) -> bool:
         return self.state in ACTIVE_STATES and self.layer is not Layer.ARCHIVE
 

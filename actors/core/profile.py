@@ -36,6 +36,7 @@ from actors.core.memory import MemoryItem
 from actors.core.records import CurrentState, Profile, ProfileSlot, SlotConclusion
 from actors.core.relations import EntityGraph
 from actors.core.slots import SlotSpec, is_temporary, same_value, spec
+from actors.language.lexicon import written_form
 from schemas.enums import Kind, Layer, Polarity, State
 from schemas.settings import GatePolicy
 
@@ -218,7 +219,12 @@ def current_state(active: list[MemoryItem]) -> list[CurrentState]:
                 newest[key] = item
     return [
         CurrentState(
-            slot=slot, value=i.value, content=i.content, memory_id=i.memory_id, stated_at=i.created_at
+            slot=slot,
+            value=i.value,
+            content=i.content,
+            memory_id=i.memory_id,
+            stated_at=i.created_at,
+            display=_state_words(i),
         )
         for slot, i in sorted(newest.items())
     ]
@@ -248,6 +254,13 @@ def _display(slot: str, value: str, items: list[MemoryItem]) -> str:
     """The value as the user first wrote it among the claim's memories."""
     forms = (shown_value(slot, value, i.content) for i in items)
     return next((f for f in forms if f != display_value(value)), display_value(value))
+
+
+def _state_words(item: MemoryItem) -> str:
+    """A temporary state as the user put it: their word for it where the lexicon knows one, else what
+    they said ("sick" is not the words of a user who wrote 我今天有点感冒)."""
+    written = written_form(item.value, item.content) if item.value else None
+    return display_value(written) if written else item.content
 
 
 def _past(item: MemoryItem) -> SlotConclusion:

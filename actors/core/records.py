@@ -64,6 +64,8 @@ class CurrentState:
 
     slot: str
     value: str | None
+    #: the state in the user's words: the word they used for it (感冒 for "sick"), else their sentence
+    display: str | None
     content: str
     memory_id: str
     stated_at: datetime

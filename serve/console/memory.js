@@ -12,7 +12,8 @@ const PAGE = 100;
 const selector = (label, options, onchange) =>
   h("select", { "aria-label": label, onchange }, h("option", { value: "" }, `any ${label}`), options.map((o) => h("option", { value: o }, o)));
 
-export const slotText = (m) => (m.slot ? `${m.slot}: ${m.polarity === "negative" ? "not " : ""}${m.value ?? ""}` : "");
+// the slot and its value in the user's words (`display`), the canonical key only when there is no display
+export const slotText = (m) => (m.slot ? `${m.slot}: ${m.polarity === "negative" ? "not " : ""}${m.display ?? m.value ?? ""}` : "");
 
 function memoryRow(userId, m) {
   return h(

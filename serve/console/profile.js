@@ -4,12 +4,14 @@
 import { api, userPath } from "./api.js";
 import { badge, bar, fmt, h, memoryLink, replaceChildren } from "./dom.js";
 
+// A value is shown in the user's words (`display`: 爬山, 成都); the canonical key (`value`: hiking, chengdu),
+// what matching reads, stands beside it in small type.
 function conclusion(userId, c, historical = false) {
-  const value = `${c.polarity === "negative" ? "not " : ""}${c.value}`;
+  const shown = `${c.polarity === "negative" ? "not " : ""}${c.display || c.value}`;
   return h(
     "li",
     { class: historical ? "conclusion history" : "conclusion" },
-    h("div", { class: "row" }, h("strong", {}, value), c.frozen ? badge("frozen") : c.state ? badge(c.state) : null, c.contested_by.length ? badge("contested", "alert") : null),
+    h("div", { class: "row" }, h("strong", { class: "display" }, shown), c.display && c.display !== c.value ? h("span", { class: "muted mono small key" }, c.value) : null, c.frozen ? badge("frozen") : c.state ? badge(c.state) : null, c.contested_by.length ? badge("contested", "alert") : null),
     historical ? null : bar("confidence", c.confidence, fmt.num(c.confidence)),
     h(
       "div",
@@ -58,7 +60,7 @@ export async function renderProfile(el, ctx) {
     profile.state.length
       ? [
           h("h2", {}, "Current state"),
-          h("ul", {}, profile.state.map((s) => h("li", {}, `${s.content} `, h("span", { class: "muted small" }, fmt.date(s.stated_at)), " ", memoryLink(ctx.userId, s.memory_id)))),
+          h("ul", {}, profile.state.map((s) => h("li", {}, `${s.display || s.content} `, h("span", { class: "muted small" }, fmt.date(s.stated_at)), " ", memoryLink(ctx.userId, s.memory_id)))),
         ]
       : null,
   );

@@ -119,7 +119,8 @@ def test_console_walkthrough(console, http, tenant_key):
 
     page = console.page
     for session in ("s1", "s2"):
-        say(http, tenant_key, "mei", session, "I'm allergic to peanuts", "I live in Hangzhou")
+        said = ("I'm allergic to peanuts", "I live in Hangzhou", "我周末喜欢爬山")
+        say(http, tenant_key, "mei", session, *said)
     alert = say(http, tenant_key, "mei", "s3", "I think I don't mind peanuts")["alerts"][0]
     say(http, tenant_key, "bob", "s1", "Remember this: my dog is called Rex")
 
@@ -144,6 +145,10 @@ def test_console_walkthrough(console, http, tenant_key):
     allergy = page.locator(".slot-card[data-slot='basic.allergy']")
     expect(allergy).to_contain_text("peanut")
     expect(allergy.locator(".badge-alert")).to_contain_text("contested")
+    # a value shows in the user's words, the canonical key beside it
+    sport = page.locator(".slot-card[data-slot='preference.sport']")
+    expect(sport.locator(".conclusion strong.display")).to_have_text("爬山")
+    expect(sport.locator(".conclusion .key")).to_have_text("hiking")
     console.shot("profile")
 
     # the open alert, resolved with a reason that lands in the allergy's audit trail

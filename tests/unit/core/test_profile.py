@@ -210,3 +210,23 @@ def test_fresh_negative_preferences_outweigh_until_their_priority_window_ends():
     old_liked = item("preference.content", "news", kind=Kind.PREFERENCE, days_ago=20)
     weights = {c.value: c.weight for c in build([old_liked, stale])["preference.content"].conclusions}
     assert weights["short videos"] == pytest.approx(weights["news"])
+
+
+def test_every_door_carries_the_users_words_beside_the_key(svc):
+    """The profile, each memory item and the current state carry ``display`` (the user's words) beside the
+    canonical ``value``, in both languages, for values in and out of the lexicon."""
+    said = {
+        "我周末喜欢爬山": ("preference.sport", "hiking", "爬山"),
+        "我住在成都": ("basic.residence", "chengdu", "成都"),
+        "My name is Anna Maria McDonald": ("basic.name", "anna maria mcdonald", "Anna Maria McDonald"),
+        "Please skip the emojis": ("style.format", "no emoji", "skip the emojis"),
+    }
+    say(svc, "s1", *said, "我今天有点感冒")
+    profile = slots_of(svc.profile())
+    items = {(m.slot, m.value): m for m in svc.list_memories().items}
+    for slot, value, words in said.values():
+        (conclusion,) = profile[slot].conclusions
+        assert (conclusion.value, conclusion.display) == (value, words)
+        assert items[(slot, value)].display == words
+    (state,) = svc.profile().state
+    assert (state.value, state.display) == ("sick", "感冒")

@@ -55,7 +55,7 @@ def test_a_profile_converts_field_for_field():
         user_id="alice",
         slots=[ProfileSlot("basic.residence", "residence", True, 0.9, [current], [past], "basic")],
         relations=[Edge("user", "colleague", "Bob", ("m_3",))],
-        state=[CurrentState("state.mood", None, "so tired today", "m_4", AT)],
+        state=[CurrentState("state.mood", None, "so tired today", "so tired today", "m_4", AT)],
         generated_at=AT,
     )
     out = api.UserProfile.model_validate(profile)
