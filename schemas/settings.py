@@ -96,6 +96,9 @@ class HermesSettings(BaseSettings):
     #: the language packs extraction reads with (``actors.language.packs``), comma-separated; one of them
     #: must be the fallback pack ``en``, which reads any clause no other pack claims
     extractor_languages: str = Field("en,zh", pattern=r"^\s*[a-z]{2,3}(?:\s*,\s*[a-z]{2,3})*\s*$")
+    #: read clauses no rule reads with the semantic reader (``actors.language.understanding``): a linear
+    #: model over the embedder's vectors; off with the hashing fake embedder, whose vectors mean nothing
+    semantic_reader: bool = True
     http_host: str = "127.0.0.1"
     http_port: int = 8000
     admin_key: str = ""  # empty: tenant management endpoints disabled

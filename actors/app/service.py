@@ -30,8 +30,9 @@ from actors.core.profile import ProfileBuilder
 from actors.core.recall.engine import Hit, RecallEngine
 from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
 from actors.core.records import CohortFeature
-from actors.language.extraction import Extractor, Turn, make_extractor
+from actors.language.extraction import Extractor, Turn, make_extractor, split_speaker
 from actors.language.redaction import Neutralized, neutralize_injection, redact
+from actors.language.understanding.reader import SemanticReader
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore
 from schemas import api
@@ -73,6 +74,7 @@ class UserMemoryService:
         embedder: Embedder,
         policy: GatePolicy,
         extractor: Extractor | None = None,
+        reader: Callable[[], SemanticReader | None] = lambda: None,
         clock: Callable[[], datetime] = utcnow,
         fence: Fence | None = None,
         on_index_change: Callable[[], None] = lambda: None,
@@ -85,6 +87,8 @@ class UserMemoryService:
         self.embedder = embedder
         self.policy = policy
         self.extractor = extractor or make_extractor()  # the host passes the one its settings name
+        #: the semantic reader for clauses no rule reads (the host's, loaded on first use), or None
+        self.reader = reader
         self.clock = clock
         self.fence = fence
         self._on_index_change = on_index_change
@@ -208,6 +212,7 @@ class UserMemoryService:
         self, candidates: list[Candidate], request_id: str | None, ignored: int
     ) -> api.WriteResult:
         vectors = self._embed([c.content for c in candidates])
+        self._read_unruled(candidates, vectors)
         for attempt in (1, 2):
             try:
                 outcomes, changes = self._decide(candidates, vectors)
@@ -219,6 +224,17 @@ class UserMemoryService:
                     raise
                 self.engine = self._load()  # someone (a job) changed this user under the optimistic lock
         raise AssertionError("unreachable")
+
+    def _read_unruled(self, candidates: list[Candidate], vectors: np.ndarray) -> None:
+        """Slot-less candidates read by the semantic reader, on the vectors already computed for the index:
+        one small matrix product each."""
+        unruled = [(c, v) for c, v in zip(candidates, vectors, strict=True) if c.slot is None]
+        reader = self.reader() if unruled else None
+        if reader is None:
+            return
+        with span("reader.read", candidates=len(unruled)):
+            for cand, vector in unruled:
+                reader.refine(cand, vector, split_speaker(cand.content)[1])
 
     def _decide(self, candidates: list[Candidate], vectors: np.ndarray) -> tuple[list[Outcome], GateChanges]:
         changes = GateChanges()

@@ -366,6 +366,40 @@ def style_words(value: str, content: str) -> str:
     return said if said and len(said) <= MAX_INSTRUCTION_CHARS else value
 
 
+#: the longest English phrase ``terms_in`` looks up, in words
+MAX_TERM_WORDS = 4
+
+
+def terms_in(text: str) -> list[tuple[str, frozenset[str]]]:
+    """The lexicon's values a text names, in the order it names them, each with its categories: "I'm
+    obsessed with jazz and 火锅" → [("jazz", {music}), ("hotpot", {food})]. English phrases of up to four
+    words, longest first, and every Chinese spelling (longest first, not inside a longer one found)."""
+    found: list[tuple[int, str]] = []
+    lowered = unicodedata.normalize("NFKC", text).casefold()
+    taken = [False] * len(lowered)
+    for alias in _CJK_ALIASES:
+        start = lowered.find(alias)
+        while start >= 0:
+            if not any(taken[start : start + len(alias)]):
+                taken[start : start + len(alias)] = [True] * len(alias)
+                found.append((start, _ALIASES[alias]))
+            start = lowered.find(alias, start + 1)
+    words = [(m.start(), m.group()) for m in re.finditer(r"[a-z][a-z'-]*", lowered)]
+    n = 0
+    while n < len(words):
+        for size in range(min(MAX_TERM_WORDS, len(words) - n), 0, -1):
+            phrase = " ".join(w for _, w in words[n : n + size])
+            singular = " ".join([*phrase.split()[:-1], singularize(phrase.split()[-1])])
+            canonical = _ALIASES.get(phrase) or _ALIASES.get(singular)
+            if canonical:
+                found.append((words[n][0], canonical))
+                n += size
+                break
+        else:
+            n += 1
+    return [(value, categories_of(value)) for _, value in sorted(found)]
+
+
 def written_form(value: str, content: str) -> str | None:
     """How the user wrote a canonical value: its own spelling in their words ("McDonald" for the value
     "mcdonald"), else the spelling of it they used (``surface_form``); None if their words hold neither."""

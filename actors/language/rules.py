@@ -139,7 +139,7 @@ _FORMATS = (
 )
 #: an instruction that asks for less of a format, or none ("skip the emojis", 别用表格)
 _WITHOUT = re.compile(
-    r"\b(?:no|don't|do not|never|without|skip|avoid|stop|drop|lose|less|fewer|cut|ditch|spare me)\b|"
+    r"\b(?:no|not|don't|do not|never|without|skip|avoid|stop|drop|lose|less|fewer|cut|ditch|spare me)\b|"
     r"别|不要|不用|少用|少发|少加|少点|去掉|不需要",
     re.I,
 )
@@ -151,7 +151,8 @@ def format_key(clause: str) -> str | None:
     key = next((k for k, words in _FORMATS if words.search(clause)), None)
     if key is None:
         return None
-    return f"no {key}" if _WITHOUT.search(clause) and key != "examples" else key
+    # asking for examples, or for plain text, is never asking for less of something
+    return f"no {key}" if _WITHOUT.search(clause) and key not in ("examples", "plain text") else key
 
 
 def formatted(m: re.Match[str], clause: str) -> list[Finding] | None:

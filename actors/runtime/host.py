@@ -35,6 +35,7 @@ from actors.adapters.tracing import attached, span
 from actors.app.service import UserMemoryService
 from actors.core.errors import HermesError, OwnershipLost
 from actors.language.extraction import make_extractor
+from actors.language.understanding.reader import SemanticReader
 from actors.runtime import outbox
 from actors.runtime.batching import BatchingEmbedder
 from actors.runtime.rendezvous import host_of
@@ -118,6 +119,8 @@ class UserHost:
         self.embedder = BatchingEmbedder(make_embedder(settings.embedder, num_threads=threads))
         #: stateless, so one serves every resident user
         self.extractor = make_extractor(settings.extractor, settings.extractor_languages)
+        self._reader: SemanticReader | None = None
+        self._reader_lock = threading.Lock()
         self._residents: OrderedDict[UserKey, _Resident] = OrderedDict()
         self._bytes = 0
         self._budget_bytes = settings.host_memory_mb * 1024 * 1024
@@ -132,6 +135,17 @@ class UserHost:
         threading.Thread(target=self._drain_forever, name="outbox", daemon=True).start()
         # load the model now rather than in the first user's call
         threading.Thread(target=self.embedder.embed_queries, args=(["warm up"],), daemon=True).start()
+
+    def reader(self) -> SemanticReader | None:
+        """The semantic reader every resident shares, loaded on the first write that needs it (its shipped
+        model checked against this host's embedder, ``SemanticReader.load``); None when the settings turn
+        it off or the embedder is the hashing fake."""
+        if not self.settings.semantic_reader or self.settings.embedder == "hash":
+            return None
+        with self._reader_lock:
+            if self._reader is None:
+                self._reader = SemanticReader.load(self.embedder)
+            return self._reader
 
     # ------------------------------------------------------------------------------ user operations
 
@@ -387,6 +401,7 @@ class UserHost:
                     embedder=self.embedder,
                     policy=self._policy(key[0]),
                     extractor=self.extractor,
+                    reader=self.reader,
                     fence=self.store.claim_user(*key, self.name),
                     on_index_change=self._outbox_kick.set,
                 )

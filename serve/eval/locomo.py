@@ -33,6 +33,7 @@ import numpy as np
 
 from actors.adapters.embedding import E5Embedder, Embedder
 from actors.app.service import UserMemoryService
+from actors.language.understanding.reader import SemanticReader
 from actors.store.sql.store import MemoryStore
 from schemas import api
 from schemas.settings import GatePolicy
@@ -91,6 +92,8 @@ class MemorySystem:
 
     def __init__(self, store: MemoryStore, embedder: Embedder, policy: GatePolicy):
         self.store, self.embedder, self.policy = store, embedder, policy
+        # the semantic reader a host runs beside the rules (``UserHost.reader``)
+        self.reader = SemanticReader.load(embedder)
 
     def service(self, conversation: Conversation, clock: ConversationClock) -> UserMemoryService:
         return UserMemoryService(
@@ -99,6 +102,7 @@ class MemorySystem:
             store=self.store,
             embedder=self.embedder,
             policy=self.policy,
+            reader=lambda: self.reader,
             clock=clock,
         )
 
