@@ -90,7 +90,7 @@ def utterances() -> tuple[Utterance, ...]:
     found = []
     for label, lines in table.items():
         for n, line in enumerate(lines, start=1):
-            text, _, value = line.partition(" | ")
+            text, _, value = line.partition("|")
             found.append(Utterance(text.strip(), label, value.strip() or None, n % HOLD_OUT == 0))
     return tuple(found)
 
@@ -220,8 +220,9 @@ def cross_validated(vectors: np.ndarray) -> list[tuple[int, np.ndarray]]:
     """(utterance index, label probabilities) for every tuning utterance, read by a model trained on the
     other folds."""
     read = []
-    for fold in folds():
-        others = [n for part in folds() if part is not fold for n in part]
+    parts = folds()
+    for k, fold in enumerate(parts):
+        others = [n for j, part in enumerate(parts) if j != k for n in part]
         model = train(vectors[others], [utterances()[n].label for n in others])
         read += list(zip(fold, model.probabilities(vectors[fold]), strict=True))
     return read
