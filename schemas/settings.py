@@ -61,6 +61,8 @@ class GatePolicy(BaseModel):
     decay: DecayPolicy = Field(default_factory=DecayPolicy)
     fusion: FusionWeights = Field(default_factory=FusionWeights)
     write_threshold: float = Field(0.6, ge=0, le=1)
+    #: a ``capacity_warning`` alert is raised once a tier holds more than this share of its capacity
+    capacity_warning_share: float = Field(0.7, gt=0, le=1)
     confirmations_to_confirm: int = Field(2, ge=1, description="distinct sessions restating an item")
     sessions_to_freeze_preference: int = Field(3, ge=1)
     inferred_freeze_confidence: float = Field(0.9, ge=0, le=1)

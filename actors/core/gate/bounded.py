@@ -18,7 +18,7 @@ from actors.core.gate.compression import merge_group, plan_compression
 from actors.core.gate.ledger import Ledger
 from actors.core.gate.valuation import decay_score, eviction_value
 from actors.core.memory import GateChanges, MemoryItem
-from schemas.enums import Kind, Layer, State
+from schemas.enums import AlertKind, Kind, Layer, State
 
 #: what the bounded gate calls when one of its merges confirms a summary (the frozen gate's freeze rules)
 ConfirmedHook = Callable[[MemoryItem, str], None]
@@ -43,6 +43,17 @@ class BoundedGate:
             if victim is None:
                 raise CapacityError(f"{layer} is full of frozen items and cannot make room")
             self.archive(victim, actor, f"{layer} over capacity: lowest-value item evicted")
+        self._warn_if_filling(layer, capacity)
+
+    def _warn_if_filling(self, layer: Layer, capacity: int) -> None:
+        """One open ``capacity_warning`` per tier once the item about to be placed takes it past the policy's
+        warning share (70 %): an operator sees a tier fill before it starts evicting."""
+        held = self.ledger.count(layer) + 1
+        warned = self.ledger.is_open(AlertKind.CAPACITY_WARNING, [layer.value])
+        if held > self.ledger.policy.capacity_warning_share * capacity and not warned:
+            share = f"{self.ledger.policy.capacity_warning_share:.0%}"
+            message = f"{layer.value} holds {held} of {capacity} items, past the warning share of {share}"
+            self.ledger.alert(AlertKind.CAPACITY_WARNING, None, message, [layer.value])
 
     def _compress_working(self, actor: str) -> bool:
         """Merge same-slot items among the oldest working items; else promote or evict the oldest one."""

@@ -142,6 +142,10 @@ class Ledger:
         self._open_alerts.append(alert)
         self._changes.alerts.append(alert)
 
+    def is_open(self, kind: AlertKind, related: list[str]) -> bool:
+        """Whether an alert of ``kind`` about ``related`` is open (one per tier for a capacity warning)."""
+        return any(a.kind is kind and a.related_ids == related for a in self._open_alerts)
+
     def seed_alerts(self, alerts: Iterable[Alert]) -> None:
         """Open alerts already stored, so ``once`` alerts are not raised again after a reload."""
         self._open_alerts.extend(a for a in alerts if a.status is AlertStatus.OPEN)

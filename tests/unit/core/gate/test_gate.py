@@ -3,7 +3,9 @@
 import pytest
 
 from actors.core.errors import CapacityError, FrozenItemError, InvalidInput, InvalidTransition
+from actors.core.gate.engine import GateEngine
 from schemas.enums import AlertKind, Kind, Layer, Polarity, State
+from schemas.settings import Capacities, GatePolicy
 from tests.unit.core.gate.helpers import Clock, cand, engine
 
 
@@ -462,3 +464,21 @@ def test_the_bounded_gate_refuses_to_archive_a_frozen_item():
     with pytest.raises(FrozenItemError):
         gate.bounded.archive(frozen, "user", "an eviction that must not happen")
     assert frozen.state is State.FROZEN and not gate.drain()
+
+
+def test_a_tier_past_its_warning_share_raises_one_capacity_warning():
+    """Working holds 10: the 8th item (80 % > 70 %) raises one ``capacity_warning`` naming the tier; later
+    writes into the same tier raise no second one while it is open; a lower share warns earlier."""
+    for share, first_warned in ((0.7, 8), (0.5, 6)):
+        policy = GatePolicy(
+            capacities=Capacities(working=10, longterm=100, core=10), capacity_warning_share=share
+        )
+        gate = GateEngine("t", "u", policy, clock=Clock())
+        warned_at = []
+        for n in range(1, 11):
+            text = f"ordinary note number {n}: the {['shed', 'roof', 'gate', 'path', 'pond'][n % 5]} again"
+            _, changes = gate.write(cand(text, session=f"s{n}", dialog=f"d{n}", score=0.3))
+            warnings = [a for a in changes.alerts if a.kind is AlertKind.CAPACITY_WARNING]
+            warned_at += [n for _ in warnings]
+            assert all(a.related_ids == ["working"] for a in warnings)
+        assert warned_at == [first_warned], (share, warned_at)
