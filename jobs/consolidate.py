@@ -28,6 +28,7 @@ import ray
 from actors.core.errors import HermesError
 from actors.core.gate.maintenance import ConsolidationCounts
 from actors.core.memory import utcnow
+from actors.core.profile import ProfileBuilder
 from actors.store.sql.store import MemoryStore
 from jobs import defaults, profiles
 from jobs.common import (
@@ -42,12 +43,14 @@ from jobs.common import (
     traced_batch,
     users_with_items,
 )
-from schemas.settings import HermesSettings
+from schemas.settings import GatePolicy, HermesSettings
 
 log = logging.getLogger("hermes.jobs.consolidate")
 
 JOB = "consolidate"
 COUNT_FIELDS = tuple(ConsolidationCounts().as_dict())
+#: most archived items read per user for the eviction figures (newest archived first)
+ARCHIVED_READ = 2000
 
 
 class ConsolidateUsers:
@@ -92,25 +95,34 @@ class ConsolidateUsers:
         digests = profiles.digests(profiles.slot_conclusions(active, history))
         drift = profiles.drift(previous.get(user_id), digests)
         moves = store.jobs.archive_moves(tenant_id, user_id, since=utcnow() - self.hit_window)
-        evictions = profiles.eviction_outcomes(moves)
+        archived = store.find_archived(tenant_id, user_id, limit=ARCHIVED_READ)
+        evictions = profiles.eviction_outcomes(moves, archived, active)
+        agreement = profiles.agreement(ProfileBuilder(GatePolicy(), utcnow()).build(user_id, active, history))
         figures: dict[str, Any] = {name: int(counts.get(name, 0)) for name in COUNT_FIELDS}
         figures |= {
             "route": route,
             "changed": any(figures.values()),
             "drift": math.nan if drift is None else drift,  # NaN: no previous snapshot to compare with
+            "agreement": math.nan if agreement is None else agreement,  # NaN: no conclusion yet
             "evicted_in_window": evictions.evicted,
-            "restored_in_window": evictions.restored,
+            "missed_in_window": evictions.missed,
         }
         return figures, digests
 
 
 class Totals:
-    def __init__(self) -> None:
+    """A run's figures over every user, and per tenant (``by_tenant``) with each user's own figures."""
+
+    def __init__(self, per_user: bool = True) -> None:
         self.counts: Counter[str] = Counter()
         self.routes: Counter[str] = Counter()
         self.users = self.memories = self.changed = 0
         self.drifts: list[float] = []
+        self.agreements: list[float] = []
         self.evictions = profiles.EvictionOutcomes()
+        self.per_user = per_user
+        self.by_tenant: dict[str, Totals] = {}
+        self.user_figures: dict[str, dict[str, Any]] = {}
 
     def add(self, row: dict[str, Any]) -> None:
         self.users += 1
@@ -120,11 +132,21 @@ class Totals:
         self.counts.update({name: row[name] for name in COUNT_FIELDS})
         if not math.isnan(row["drift"]):
             self.drifts.append(row["drift"])
-        self.evictions += profiles.EvictionOutcomes(row["evicted_in_window"], row["restored_in_window"])
+        if not math.isnan(row["agreement"]):
+            self.agreements.append(row["agreement"])
+        self.evictions += profiles.EvictionOutcomes(row["evicted_in_window"], row["missed_in_window"])
+        if self.per_user:
+            self.by_tenant.setdefault(row["tenant_id"], Totals(per_user=False)).add(row)
+            self.by_tenant[row["tenant_id"]].user_figures[row["user_id"]] = {
+                "profile_drift": _rounded(row["drift"]),
+                "profile_agreement": _rounded(row["agreement"]),
+                "evictions_in_window": int(row["evicted_in_window"]),
+                "evictions_missed": int(row["missed_in_window"]),
+            }
 
     def report(self, hit_window_days: int) -> dict[str, Any]:
         hit_rate = self.evictions.hit_rate
-        return {
+        report: dict[str, Any] = {
             "users": self.users,
             "memories": self.memories,
             "users_changed": self.changed,
@@ -133,11 +155,43 @@ class Totals:
             **{name: self.counts[name] for name in COUNT_FIELDS},
             "eviction_hit_rate": None if hit_rate is None else round(hit_rate, 4),
             "evictions_in_window": self.evictions.evicted,
+            "evictions_missed": self.evictions.missed,
             "hit_window_days": hit_window_days,
             "profile_drift": round(sum(self.drifts) / len(self.drifts), 4) if self.drifts else None,
             "users_compared": len(self.drifts),
             "users_drifted": sum(d > 0 for d in self.drifts),
+            "profile_agreement": (
+                round(sum(self.agreements) / len(self.agreements), 4) if self.agreements else None
+            ),
         }
+        if self.per_user:
+            report["tenants"] = {
+                tenant: {**totals.report(hit_window_days), "per_user": totals.user_figures}
+                for tenant, totals in sorted(self.by_tenant.items())
+            }
+            report["extraction"] = extraction_figures()
+        return report
+
+
+def _rounded(value: float) -> float | None:
+    return None if math.isnan(value) else round(float(value), 4)
+
+
+def extraction_figures() -> dict[str, Any]:
+    """The semantic reader's figures on the labelled set shipped with the project (held-out part): the same
+    for every tenant, recomputed each run from the shipped model (docs/quality.md#7)."""
+    from actors.language.understanding.figures import figures, summary
+
+    return summary(figures(*shipped_vectors()))
+
+
+def shipped_vectors() -> tuple[Any, float]:
+    import numpy as np
+
+    from actors.language.understanding.reader import SHIPPED
+
+    with np.load(SHIPPED) as shipped:
+        return shipped["vectors"].astype(np.float32), float(shipped["threshold"])
 
 
 def run(

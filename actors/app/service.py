@@ -350,6 +350,8 @@ class UserMemoryService:
         response = api.RecallResponse(query=request.query, hits=[recall_hit(h) for h in hits])
         # the answer shows the memories as they were found; their heat is batched (it changes no layer or
         # state, and nothing for the vector index)
+        for hit in hits:  # an archived item found: its heat says the eviction was missed (jobs.profiles)
+            self.engine.items.setdefault(hit.item.memory_id, hit.item)
         self._pending_access.merge(self.engine.record_access(h.item.memory_id for h in hits))
         return response
 

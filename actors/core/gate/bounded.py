@@ -174,12 +174,13 @@ class BoundedGate:
         return moved
 
     def record_access(self, memory_ids: Iterable[str]) -> GateChanges:
-        """Recall heat: access count and last access (frozen items too: heat is not content)."""
+        """Recall heat: access count and last access (frozen items too: heat is not content; archived items
+        recalled from the archive too: the eviction figures count them as evictions missed)."""
         ledger = self.ledger
         now = ledger.clock()
         for memory_id in memory_ids:
             item = ledger.items.get(memory_id)
-            if item is not None and item.is_active:
+            if item is not None and (item.is_active or item.state is State.ARCHIVED):
                 item.access_count += 1
                 item.last_accessed_at = now
                 ledger.touch(item)

@@ -94,3 +94,26 @@ def table(rows: list[LabelFigures]) -> str:
         f"{pct(correct / support if support else None)} | {values}/{correct} |"
     )
     return "\n".join(lines)
+
+
+def summary(rows: list[LabelFigures]) -> dict[str, object]:
+    """The figures as JSON: per label and for every slotted label together."""
+    slotted = [r for r in rows if r.label != NONE]
+    read_as, correct = sum(r.read_as for r in slotted), sum(r.correct for r in slotted)
+    support = sum(r.support for r in slotted)
+    none = next(r for r in rows if r.label == NONE)
+    return {
+        "labelled_set": len(utterances()),
+        "held_out": sum(r.support for r in rows),
+        "precision": round(correct / read_as, 4) if read_as else None,
+        "recall": round(correct / support, 4) if support else None,
+        "look_alikes_kept_slot_less": none.recall,
+        "per_label": {
+            r.label: {
+                "n": r.support,
+                "precision": None if r.precision is None else round(r.precision, 4),
+                "recall": None if r.recall is None else round(r.recall, 4),
+            }
+            for r in rows
+        },
+    }

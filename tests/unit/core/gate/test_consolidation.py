@@ -245,6 +245,42 @@ def test_eviction_outcomes_count_an_eviction_undone_by_a_later_restore_as_a_miss
     assert eviction_outcomes([]).hit_rate is None
 
 
+def test_an_eviction_recalled_from_the_archive_or_restated_is_a_miss():
+    """Four evictions: one recalled from the archive after it (heat newer than the eviction), one restated
+    by a newer item with the same slot and value, one restated in the same words, one never wanted back."""
+    from datetime import UTC, datetime, timedelta
+
+    from actors.core.memory import MemoryItem
+    from jobs.profiles import eviction_outcomes
+
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    later = at + timedelta(days=3)
+
+    def archived(memory_id, content, slot=None, value=None, accessed=at - timedelta(days=1)):
+        return MemoryItem(
+            tenant_id="t", user_id="u", memory_id=memory_id, content=content, kind=Kind.FACT, slot=slot,
+            value=value, layer=Layer.ARCHIVE, state=State.ARCHIVED, last_accessed_at=accessed, created_at=at,
+        )
+
+    evicted = [
+        archived("recalled", "the shed key is under the blue pot", accessed=later),
+        archived("restated", "I love hiking", slot="preference.sport", value="hiking"),
+        archived("same words", "the garden gate sticks in winter"),
+        archived("forgotten", "we had pizza on a tuesday once"),
+    ]
+    active = [
+        MemoryItem(tenant_id="t", user_id="u", content="我周末喜欢爬山", kind=Kind.PREFERENCE,
+                   slot="preference.sport", value="hiking", created_at=later),
+        MemoryItem(tenant_id="t", user_id="u", content="the garden gate sticks in winter", kind=Kind.FACT,
+                   created_at=later),
+        MemoryItem(tenant_id="t", user_id="u", content="we had pizza on a tuesday once", kind=Kind.FACT,
+                   created_at=at - timedelta(days=5)),  # said before the eviction: no restatement
+    ]
+    outcomes = eviction_outcomes([(i.memory_id, "archive", at) for i in evicted], evicted, active)
+    assert (outcomes.evicted, outcomes.recalled, outcomes.restated, outcomes.missed) == (4, 1, 2, 3)
+    assert outcomes.hit_rate == 1 / 4
+
+
 def test_cohort_claims_count_only_concluded_tastes_never_personal_facts():
     from jobs.profiles import cohort_claims
 
