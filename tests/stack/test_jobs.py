@@ -185,6 +185,11 @@ def test_consolidation_promotes_merges_evicts_audits_and_a_second_run_changes_no
     # the three users with profile slots are compared against the first run's snapshot: nothing drifted
     assert again["profile_drift"] == 0.0 and again["users_compared"] == 3
     assert again["eviction_hit_rate"] == 1.0 and again["evictions_in_window"] == 3
+    # the same figures per tenant and per user, and the reader's figures on the shipped labelled set
+    mine = again["tenants"][tenant]
+    assert mine["eviction_hit_rate"] == 1.0 and mine["per_user"]["crowded"]["evictions_missed"] == 0
+    assert mine["per_user"]["promoted"]["profile_agreement"] == 1.0
+    assert again["extraction"]["labelled_set"] >= 400 and again["extraction"]["precision"] >= 0.85
 
 
 def _say(client, key, user, session, text, dialog):
