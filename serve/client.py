@@ -30,9 +30,9 @@ Retries (``RetryPolicy``; the default makes 4 attempts):
   the client makes; every retry of the call sends the same key, so the server applies it once.
 * Between attempts: the ``Retry-After`` if given, else exponential backoff with jitter.
 
-Exceptions — everything the client raises derives from ``HermesError``:
+Exceptions — everything the client raises derives from ``HermesClientError``:
 
-* ``HermesError``
+* ``HermesClientError``
     * ``HermesConnectionError``: no HTTP answer after the retries (refused, reset, DNS)
         * ``HermesTimeout``: the last attempt timed out
     * ``HermesHTTPError``: a non-2xx answer; ``status``, the server's ``error`` name and ``detail``,
@@ -92,11 +92,11 @@ AlertFilter = Literal["open", "resolved", "all"]
 # ------------------------------------------------------------------------------------------- errors
 
 
-class HermesError(Exception):
+class HermesClientError(Exception):
     """Base of every exception the client raises."""
 
 
-class HermesConnectionError(HermesError):
+class HermesConnectionError(HermesClientError):
     """No HTTP answer after the retries: the service is unreachable or dropped the connection."""
 
 
@@ -104,7 +104,7 @@ class HermesTimeout(HermesConnectionError):
     """The last attempt timed out."""
 
 
-class HermesHTTPError(HermesError):
+class HermesHTTPError(HermesClientError):
     """A non-2xx answer: ``status``, the server's ``error`` name and ``detail``, and ``retry_after`` (s)."""
 
     def __init__(self, status: int, error: str, detail: str, retry_after: float | None = None):

@@ -20,7 +20,6 @@ from typing import Literal, TypeVar
 
 from actors.adapters.tracing import inject_context, span
 from actors.app.operations import Operation, UserOperations
-from actors.core.errors import InvalidInput
 from actors.runtime.pool import Handle, HostRouter
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tenants import TenantLimits
@@ -50,6 +49,7 @@ from schemas.api import (
     WriteTurnsRequest,
 )
 from schemas.enums import AlertStatus, Layer, State
+from schemas.errors import InvalidInput
 from schemas.ids import check_memory_id, check_user_id
 from schemas.settings import HermesSettings
 from serve.auth import Authenticator

@@ -26,24 +26,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from actors.app.operations import Effect, Operation, effect_of
-from actors.core.errors import HermesError
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tenants import TenantLimits
+from schemas.errors import QuotaExceeded, RateLimited
 
 #: how long a replica trusts the limits and user counts it read from SQL
 REFRESH_SECONDS = 5.0
-
-
-class RateLimited(HermesError):
-    status_code = 429
-
-    def __init__(self, message: str, retry_after_seconds: float = 1.0):
-        super().__init__(message, retry_after_seconds)
-        self.retry_after_seconds = retry_after_seconds
-
-
-class QuotaExceeded(HermesError):
-    status_code = 429
 
 
 @dataclass(slots=True)

@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from actors.adapters.tracing import span
-from actors.core.errors import NotFound
 from actors.core.gate.engine import GateEngine
 from actors.core.memory import GateChanges, MemoryItem
 from schemas.enums import Layer, State
+from schemas.errors import NotFound
 
 RESTORE_ACTOR = "job:restore"
 

@@ -22,7 +22,6 @@ from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
 from actors.core.context import render_session_context
-from actors.core.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput
 from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine, Outcome
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
@@ -36,6 +35,7 @@ from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore
 from schemas import api
 from schemas.enums import AlertStatus, Layer, State
+from schemas.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput
 from schemas.settings import GatePolicy
 
 log = logging.getLogger(__name__)

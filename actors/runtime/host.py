@@ -33,7 +33,6 @@ import ray
 from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, span
 from actors.app.service import UserMemoryService
-from actors.core.errors import HermesError, OwnershipLost
 from actors.language.extraction import make_extractor
 from actors.runtime import outbox
 from actors.runtime.batching import BatchingEmbedder
@@ -41,6 +40,7 @@ from actors.runtime.rendezvous import host_of
 from actors.store.sql.store import MemoryStore
 from schemas import api
 from schemas.enums import AlertStatus, Layer, State
+from schemas.errors import HermesError, OwnershipLost, WrongHost
 from schemas.settings import GatePolicy, HermesSettings
 
 log = logging.getLogger(__name__)
@@ -66,16 +66,6 @@ LATENCY_WINDOW = 256
 
 def host_name(index: int) -> str:
     return f"host-{index}"
-
-
-class WrongHost(HermesError):
-    """The user is served by another host of the pool (the pool was resized); resend after refreshing."""
-
-    status_code = 503
-
-    def __init__(self, message: str, pool_size: int = 0):
-        super().__init__(message, pool_size)
-        self.pool_size = pool_size
 
 
 @dataclass(slots=True)

@@ -23,9 +23,9 @@ from typing import Any, TypeVar
 import ray
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, RayTaskError
 
-from actors.core.errors import HermesError, StoreUnavailable
-from actors.runtime.host import POOL_ACTOR_NAME, HostStats, UserHost, WrongHost, host_name
+from actors.runtime.host import POOL_ACTOR_NAME, HostStats, UserHost, host_name
 from actors.runtime.rendezvous import host_of
+from schemas.errors import HermesError, StoreUnavailable, WrongHost
 from schemas.settings import HermesSettings
 
 T = TypeVar("T")

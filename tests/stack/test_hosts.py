@@ -12,12 +12,12 @@ import ray
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from actors.core.errors import OwnershipLost
 from actors.core.memory import GateChanges
 from actors.runtime.host import host_name
 from actors.runtime.pool import HostRouter, pool_actor
 from actors.runtime.rendezvous import host_of
 from schemas.api import WriteMemoryRequest
+from schemas.errors import OwnershipLost
 from tests.stack.trust_stack import kill_app_actors, new_tenant, private_app, stream_writes
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]

@@ -10,8 +10,8 @@ import uuid
 import numpy as np
 import pytest
 
-from actors.core.errors import NotFound
 from actors.store.sql.tenants import TenantLimits
+from schemas.errors import NotFound
 from tests.conftest import ADMIN_KEY
 from tests.stack.trust_stack import E5_DIM, file_traces
 

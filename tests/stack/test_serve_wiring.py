@@ -13,9 +13,9 @@ import httpx
 import pytest
 import ray
 
-from actors.core.errors import NotFound
 from actors.runtime.host import POOL_ACTOR_NAME
 from schemas.api import WriteMemoryRequest, WriteResult
+from schemas.errors import NotFound
 from schemas.settings import HermesSettings
 from tests.conftest import free_port
 from tests.stack.trust_stack import kill_app_actors

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from actors.core.errors import InvalidTransition, NotFound
 from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcnow
 from schemas.enums import AlertKind, AlertStatus, Layer, State
+from schemas.errors import InvalidTransition, NotFound
 from schemas.settings import GatePolicy
 
 

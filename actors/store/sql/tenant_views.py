@@ -14,11 +14,11 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from actors.core.errors import NotFound
 from actors.core.memory import Alert, AuditEvent, GateChanges
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tables import AlertRow, MemoryItemRow
 from schemas.enums import ACTIVE_STATES, AlertStatus, Layer, State
+from schemas.errors import NotFound
 
 
 @dataclass(slots=True)

@@ -9,7 +9,8 @@ from actors.core.memory import GateChanges, MemoryItem
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tenants import TenantLimits
 from schemas.enums import Kind
-from serve.quotas import QuotaExceeded, Quotas, RateLimited
+from schemas.errors import QuotaExceeded, RateLimited
+from serve.quotas import Quotas
 
 
 class Clock:

@@ -12,7 +12,6 @@ from fastapi.testclient import TestClient
 from ray.exceptions import ActorDiedError
 
 from actors.app.operations import Operation
-from actors.core.errors import FrozenItemError, NotFound, StoreUnavailable
 from actors.store.sql.tenants import TenantLimits
 from schemas.api import (
     AlertList,
@@ -27,6 +26,7 @@ from schemas.api import (
     WriteTurnsRequest,
 )
 from schemas.enums import AlertStatus, Layer
+from schemas.errors import FrozenItemError, NotFound, StoreUnavailable
 from schemas.settings import HermesSettings
 from serve.app import MAX_BODY_BYTES, create_fastapi_app
 from serve.gateway import Gateway

@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import create_engine, func, select, text
 
-from actors.core.errors import ConcurrentUpdate, InvalidInput, NotFound, StoreUnavailable
 from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tables import AuditEventRow, Base, MemoryItemRow, TenantRow, TombstoneRow
 from schemas.enums import AlertKind, AlertStatus, Kind, Layer, Polarity, Source, State
+from schemas.errors import ConcurrentUpdate, InvalidInput, NotFound, StoreUnavailable
 from schemas.ids import InvalidIdentifier, new_memory_id
 from schemas.settings import Capacities, GatePolicy, HermesSettings
 

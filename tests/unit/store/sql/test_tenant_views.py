@@ -4,10 +4,10 @@ one tenant."""
 
 import pytest
 
-from actors.core.errors import NotFound
 from actors.core.memory import Alert, GateChanges, MemoryItem
 from actors.store.sql.tenant_views import TenantViewStore
 from schemas.enums import AlertKind, AlertStatus, Kind, Layer, State
+from schemas.errors import NotFound
 
 A, B = "acme", "beta"
 
