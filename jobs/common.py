@@ -30,7 +30,7 @@ from sqlalchemy.pool import NullPool
 
 from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, inject_context, span
-from actors.app.operations import MaintenanceOperations
+from actors.app.maintenance import MaintenanceOperations
 from actors.app.service import UserMemoryService
 from actors.core.memory import MemoryItem
 from actors.store.sql.store import MemoryStore

@@ -4,6 +4,7 @@ isolation, the Python client and the deployment handle."""
 
 import pytest
 
+from actors.app.commands import ListMemories, WriteTurns
 from schemas.api import WriteTurnsRequest
 from serve.client import HermesClient, HermesHTTPError
 from tests.stack.trust_stack import user_host_pid
@@ -98,6 +99,6 @@ def test_python_client_and_deployment_handle(serve_app, tenant_key):
     request = WriteTurnsRequest.model_validate(
         {"session_id": "s9", "turns": [{"text": "I have a cat named Miso", "dialog_id": "d9"}]}
     )
-    result = handle.write_turns.remote(tenant_key, "erin", request).result()
-    listed = handle.list_memories.remote(tenant_key, "erin").result()
+    result = handle.run.remote(tenant_key, "erin", WriteTurns(request=request)).result()
+    listed = handle.run.remote(tenant_key, "erin", ListMemories()).result()
     assert {o.memory_id for o in result.outcomes} <= {item.memory_id for item in listed.items}

@@ -99,6 +99,11 @@ class GateEngine:
     def drain(self) -> GateChanges:
         return self.ledger.drain()
 
+    def resolve_alert(self, alert: Alert, *, reason: str, actor: str) -> GateChanges:
+        """A person closed the open ``alert``: the change set holds it resolved, with its audit event."""
+        self.ledger.resolve_alert(alert, reason=reason, actor=actor)
+        return self.ledger.drain()
+
     # ------------------------------------------------------------------ the gates' own operations
 
     def confirm(

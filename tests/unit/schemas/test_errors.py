@@ -36,6 +36,9 @@ def every_error_class() -> set[type[HermesError]]:
     return {HermesError} | subclasses(HermesError)
 
 
+ERRORS = sorted(every_error_class(), key=lambda cls: cls.__name__)
+
+
 def test_every_error_lives_in_the_tree_and_is_drawn_with_its_status():
     classes = every_error_class()
     assert len(classes) >= 20
@@ -56,7 +59,7 @@ def example(cls: type[HermesError]) -> HermesError:
     return cls(f"{cls.__name__} happened", *(7 for _ in extra))
 
 
-@pytest.mark.parametrize("cls", sorted(every_error_class(), key=lambda c: c.__name__), ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", ERRORS, ids=lambda c: c.__name__)
 def test_every_error_pickles_with_its_message_and_fields(cls):
     exc = example(cls)
     again = pickle.loads(pickle.dumps(exc))
