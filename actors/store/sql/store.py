@@ -359,18 +359,6 @@ class MemoryStore:
         with self._reading("alerts") as session:
             return [alert_from_row(row) for row in session.scalars(query)]
 
-    def resolve_alert(self, tenant_id: str, alert_id: str) -> None:
-        """Idempotent: resolving a resolved alert keeps its first resolution time."""
-        with self._writing("resolve_alert") as session:
-            row = session.scalar(
-                select(AlertRow).where(AlertRow.tenant_id == tenant_id, AlertRow.alert_id == alert_id)
-            )
-            if row is None:
-                raise NotFound(f"alert {alert_id} not found")
-            if row.status is not AlertStatus.RESOLVED:
-                row.status = AlertStatus.RESOLVED
-                row.resolved_at = utcnow()
-
     def session_snapshot(self, tenant_id: str, user_id: str, session_id: str) -> str | None:
         with self._reading("session_snapshot") as session:
             row = session.get(SessionSnapshotRow, (tenant_id, user_id, session_id))
