@@ -208,7 +208,7 @@ class UserRunner:
 def traced_batch(name: str, trace_context: dict[str, str], **attributes: object) -> Iterator[None]:
     """A Ray Data batch as a child span of the job's root span; spans are flushed when it ends, since
     Ray Data stops its workers without a shutdown that would flush a batching exporter."""
-    from serve.telemetry import flush
+    from actors.adapters.telemetry import flush
 
     try:
         with attached(trace_context), span(name, **attributes):

@@ -30,7 +30,7 @@ import pytest
 import ray
 
 from actors.core.memory import GateChanges, MemoryItem
-from actors.store.vectors.milvus_server import MilvusLiteServer
+from localstack.milvus import MilvusLiteServer
 from schemas.enums import Kind
 from tests.stack.trust_stack import (
     E5_DIM,

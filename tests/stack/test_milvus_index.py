@@ -17,7 +17,7 @@ from actors.core.errors import InvalidInput, StoreUnavailable
 from actors.store.vectors import milvus
 from actors.store.vectors.index import VectorRow
 from actors.store.vectors.milvus import MilvusIndex, VectorSchemaMismatch
-from actors.store.vectors.milvus_server import (
+from localstack.milvus import (
     LocalMilvus,
     MilvusLiteServer,
     free_port,
