@@ -31,7 +31,7 @@ from actors.core.gate.maintenance import CONSOLIDATION_ACTOR, ConsolidationCount
 from actors.core.gate.valuation import decay_score
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.core.slots import refines, same_value, spec
-from actors.language.tokens import content_units
+from actors.language.tokens import same_words
 from schemas.enums import AlertKind, Kind, Layer, Polarity, Source, State
 from schemas.settings import GatePolicy
 
@@ -402,13 +402,3 @@ def retracts(cand: Candidate, frozen: list[MemoryItem]) -> bool:
     than replacing its value ("actually I moved to Suzhou"): even worded as a correction it is not applied
     at once — a wrongly retracted allergy costs more than a late one — but kept pending for review."""
     return any(same_value(cand.slot, f.value, cand.value) and f.polarity is not cand.polarity for f in frozen)
-
-
-#: share of content words two unvalued statements must share to be one restated memory: an embedding alone
-#: calls "I really appreciate your help" and "I feel the same way!" near-duplicates (E5 cosine ~0.9)
-SAME_WORDS_SHARE = 0.5
-
-
-def same_words(first: str, second: str) -> bool:
-    a, b = set(content_units(first)), set(content_units(second))
-    return bool(a and b) and len(a & b) / len(a | b) >= SAME_WORDS_SHARE
