@@ -1,7 +1,7 @@
 """Consolidation (docs/jobs.md#consolidate): every user of the chosen tenants gets one consolidation pass —
 decay rescoring, merges of same-topic items, promotions pending → confirmed → frozen where the rules allow,
 expiry of repeatedly contradicted items, clearing of stale pending items, eviction to the archive under
-capacity (the rules: ``actors.core.gate.maintenance``).
+capacity (the rules: ``actors.core.gate.passes``).
 
 Ray Data reads the tenants' users from SQL (``read_sql``) and runs the pass in parallel across the cluster
 (an actor pool, one worker per CPU by default); each user's pass runs under the user's lease and a fresh
@@ -26,7 +26,7 @@ from typing import Any
 import ray
 
 from actors.core.errors import HermesError
-from actors.core.gate.maintenance import ConsolidationCounts
+from actors.core.gate.passes import ConsolidationCounts
 from actors.core.memory import utcnow
 from actors.store.sql.store import MemoryStore
 from jobs import defaults, profiles

@@ -12,7 +12,7 @@ items, the change set, the audit events and alerts — the one place that record
 * ``FrozenGate`` (``frozen``): confirm, the freeze rules, frozen conflicts, the audited unfreeze; it asks the
   bounded gate for room in long-term, and the bounded gate hands the summaries it confirms to the frozen
   gate's freeze rules through a callback;
-* ``Maintenance`` (``maintenance``): the batch jobs' consolidation pass and archive restore.
+* ``BatchPasses`` (``passes``): the batch jobs' consolidation pass and archive restore.
 
 The write path itself lives here, in the order the rules fix: restatement (dedup → confirm instead of
 insert), then the frozen-conflict check, then the bounded capacity check, then insertion.
@@ -27,7 +27,7 @@ from actors.core.errors import InvalidInput
 from actors.core.gate.bounded import BoundedGate
 from actors.core.gate.frozen import FREEZE_RULES, FrozenGate
 from actors.core.gate.ledger import Ledger, Outcome, union
-from actors.core.gate.maintenance import CONSOLIDATION_ACTOR, ConsolidationCounts, Maintenance
+from actors.core.gate.passes import CONSOLIDATION_ACTOR, BatchPasses, ConsolidationCounts
 from actors.core.gate.valuation import decay_score
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.core.slots import refines, same_value, spec
@@ -50,7 +50,7 @@ class GateEngine:
         self.ledger = Ledger(tenant_id, user_id, policy, items, clock)
         self.bounded = BoundedGate(self.ledger, on_confirmed=self._freeze_if_due)
         self.frozen = FrozenGate(self.ledger, self.bounded)
-        self.maintenance = Maintenance(self.ledger, self.bounded, self.frozen)
+        self.passes = BatchPasses(self.ledger, self.bounded, self.frozen)
 
     def _freeze_if_due(self, item: MemoryItem, actor: str) -> None:
         self.frozen.freeze_if_due(item, actor)
@@ -141,12 +141,12 @@ class GateEngine:
         return self.bounded.forget(memory_id)
 
     def consolidate(self, actor: str = CONSOLIDATION_ACTOR) -> tuple[ConsolidationCounts, GateChanges]:
-        return self.maintenance.consolidate(actor)
+        return self.passes.consolidate(actor)
 
     def restore_archived(
         self, items: Iterable[MemoryItem], *, actor: str, reason: str
     ) -> tuple[GateChanges, list[str], list[str]]:
-        return self.maintenance.restore_archived(items, actor=actor, reason=reason)
+        return self.passes.restore_archived(items, actor=actor, reason=reason)
 
     # ------------------------------------------------------------------ write path
 
