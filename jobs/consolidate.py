@@ -23,11 +23,11 @@ from collections import Counter, defaultdict
 from datetime import timedelta
 from typing import Any
 
-from actors.core.errors import HermesError
 from actors.core.gate.passes import ConsolidationCounts
 from actors.core.memory import utcnow
 from jobs import defaults, profiles
 from jobs.common import UserRunner, batch_job, rows_of, traced_batch
+from schemas.errors import HermesError
 from schemas.settings import HermesSettings
 
 log = logging.getLogger("hermes.jobs.consolidate")

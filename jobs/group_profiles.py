@@ -19,12 +19,12 @@ import json
 from collections import Counter
 from typing import Any
 
-from actors.core.errors import InvalidInput
 from actors.core.records import CohortFeature
 from actors.store.sql.store import MemoryStore
 from jobs import defaults, profiles
 from jobs.common import batch_job, rows_of, traced_batch
 from schemas.enums import Polarity
+from schemas.errors import InvalidInput
 from schemas.settings import HermesSettings
 
 JOB = "group-profiles"

@@ -26,10 +26,10 @@ import numpy as np
 
 from actors.adapters.embedding import make_embedder
 from actors.app.service import as_vector
-from actors.core.errors import HermesError
 from actors.core.memory import MemoryItem, utcnow
 from jobs import defaults
 from jobs.common import UserRunner, batch_job, rows_of, traced_batch
+from schemas.errors import HermesError
 from schemas.settings import HermesSettings
 
 JOB = "restore"
