@@ -2,9 +2,9 @@
 
 import pytest
 
-from actors.core.errors import CapacityError, FrozenItemError, InvalidInput, InvalidTransition
 from actors.core.gate.engine import GateEngine
 from schemas.enums import AlertKind, Kind, Layer, Polarity, State
+from schemas.errors import CapacityError, FrozenItemError, InvalidInput, InvalidTransition
 from schemas.settings import Capacities, GatePolicy
 from tests.unit.core.gate.helpers import Clock, cand, engine
 
