@@ -20,7 +20,7 @@ from actors.language.lexicon import (
     preference_slot,
     terms_in,
 )
-from actors.language.rules import format_key
+from actors.language.rules import format_key, is_real_object
 from actors.language.text import HAN, has_han
 from actors.language.zh.facts import is_person_name
 from actors.language.zh.tokens import posseg
@@ -34,7 +34,7 @@ _NOT_NAMED = frozenset(
     english chinese japanese french spanish german korean""".split()
 )
 _ZH_GIVEN = re.compile(
-    rf"(?:叫|喊|是|称呼我|名字?是?|本人|名叫)\s*(?P<name>[A-Za-z][\w'-]+|[老小阿][{HAN}]|[{HAN}]{{2,3}})"
+    rf"(?:(?:叫|喊|称呼)我?|是|名字?是?|本人|名叫)\s*(?P<name>[A-Za-z][\w'-]+|[老小阿][{HAN}]|[{HAN}]{{2,3}})"
 )
 
 
@@ -75,9 +75,39 @@ def _place(text: str) -> str | None:
     return canonical_place(runs[-1]) if runs else None
 
 
+#: what someone does for a living said as the work itself ("I write code for a living"): the reader's only
+#: (the lexicon would turn every "teaching" into "teacher")
+_WORK = {
+    "programmer": ("write code", "writing code", "code for a living"),
+    "nurse": ("nursing",),
+    "teacher": ("teaching",),
+    "lawyer": ("practice law",),
+    "pilot": ("fly planes",),
+    "driver": ("drive a taxi", "开出租"),
+    "dentist": ("fixing teeth",),
+    "translator": ("translator", "翻译"),
+    "accountant": ("做财务", "财务", "do people's taxes"),
+    "baker": ("bakery", "baker"),
+    "cashier": ("cash register", "cashier"),
+    "writer": ("写稿子", "撰稿人"),
+    "architect": ("建筑设计",),
+    "doctor": ("看病",),
+    "police officer": ("派出所",),
+    "data analyst": ("data analysis",),
+}
+
+
 def _occupation(text: str) -> str | None:
-    jobs = _terms(text, "occupation", "work")
-    return jobs[-1] if jobs else None
+    jobs = _terms(text, "occupation")
+    if jobs:
+        return jobs[-1]
+    lowered = text.casefold()
+    return next((job for job, said in _WORK.items() for words in said if _says(words, lowered)), None)
+
+
+def _says(words: str, lowered: str) -> bool:
+    """Chinese words anywhere; English ones from a word's start."""
+    return words in lowered if has_han(words) else bool(re.search(rf"(?<!\w){re.escape(words)}", lowered))
 
 
 def _employer(text: str) -> str | None:
@@ -151,8 +181,12 @@ _ZH_TASTE_FRAME = frozenset(
 )
 
 
+#: lexicon values that only name a kind of taste ("my main hobby"): never the taste itself
+_TASTE_KINDS = frozenset({"hobby", "sport", "music", "travel", "shopping", "movie", "book", "video"})
+
+
 def _taste(text: str) -> str | None:
-    known = _terms(text, *_TASTE_CATEGORIES)
+    known = [v for v in _terms(text, *_TASTE_CATEGORIES) if v not in _TASTE_KINDS]
     if known:
         return known[0]
     if has_han(text):
@@ -253,10 +287,20 @@ EXTRACTORS: dict[str, Callable[[str], str | None]] = {
 }
 
 
+#: statements about the one spoken to ("you're so kind") are no instruction about answers
+_ABOUT_YOU = re.compile(r"\byou(?:'re| are|'ve| have| were)\b|你(?:真|好|太|很)", re.I)
+
+
 def value_of(label: str, text: str) -> str | None:
-    """The canonical value a clause gives for ``label``; None if it names none the reader can find."""
+    """The canonical value a clause gives for ``label``; None if it names none the reader can find, or
+    only a pronoun or a contraction ("they've")."""
     extract = EXTRACTORS.get(label)
-    return extract(text) if extract else None
+    if extract is None or (label.startswith("style.") and _ABOUT_YOU.search(text)):
+        return None
+    value = extract(text)
+    if not value or "'" in value.split()[0] or not is_real_object(value):
+        return None
+    return value
 
 
 def slot_of(label: str, value: str) -> str:
