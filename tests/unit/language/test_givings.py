@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actors.core.context import shown_value
+from actors.core.extraction import RuleExtractor, Turn
 from actors.core.memory import MemoryItem
 from actors.core.relations import EntityGraph
-from actors.core.extraction import RuleExtractor, Turn
 from schemas.enums import Kind
 
 EXTRACTOR = RuleExtractor()
