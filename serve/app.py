@@ -49,7 +49,18 @@ from schemas.enums import Layer, State
 from schemas.settings import HermesSettings
 from serve.errors import BodySizeLimit, install_error_handlers
 from serve.gateway import AlertFilter, Gateway
-from serve.routes import admin, alert_review, alerts, console, memories, recall, sessions, tenant, users
+from serve.routes import (
+    admin,
+    alert_review,
+    alerts,
+    console,
+    memories,
+    recall,
+    sessions,
+    tenant,
+    tenant_search,
+    users,
+)
 from serve.telemetry import TraceRequests
 
 DEPLOYMENT_NAME = "HermesMemory"
@@ -70,6 +81,7 @@ def create_fastapi_app() -> FastAPI:
     app.include_router(users.router)
     app.include_router(tenant.router)
     app.include_router(alert_review.router)
+    app.include_router(tenant_search.router)
     app.include_router(console.router)
     install_error_handlers(app)
     return app
