@@ -2,6 +2,7 @@
 by the outbox, the hashing embedder): what memory no longer holds is found through the index, as SQL holds
 it now; an index that lags SQL or does not answer changes nothing that memory already answers."""
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -11,10 +12,11 @@ from actors.app.service import UserMemoryService
 from actors.core.errors import StoreUnavailable
 from actors.core.memory import GateChanges, MemoryItem
 from actors.runtime.outbox import drain
+from actors.store.sql.store import MemoryStore
 from actors.store.vectors.memory_index import InMemoryIndex
 from schemas import api
 from schemas.enums import Kind, Layer, State
-from schemas.settings import GatePolicy
+from schemas.settings import GatePolicy, HermesSettings
 
 DIM = 128
 NOW = datetime(2025, 6, 1, tzinfo=UTC)
@@ -95,3 +97,43 @@ def test_an_index_that_does_not_answer_leaves_recall_to_memory(store):
     svc = service(store, down)
     assert top_ids(svc, TEXTS[2])[0] == items[2].memory_id  # held in memory
     assert items[20].memory_id not in top_ids(svc, TEXTS[20])
+
+
+def test_the_restore_job_finds_its_candidates_over_the_whole_archive(tmp_path, monkeypatch):
+    from jobs import restore
+
+    settings = HermesSettings(home=tmp_path, embedder="hash", milvus_uri="http://127.0.0.1:1")
+    store = MemoryStore.from_settings(settings)
+    store.create_schema()
+    store.create_tenant("acme")
+    index = InMemoryIndex(HashEmbedder().dim)
+    embedder = HashEmbedder()
+    texts = [f"I repaired the {THINGS[n % 10]} near the {PLACES[n % 7]} in {1990 + n}" for n in range(30)]
+    items = []
+    for n, (text, vector) in enumerate(zip(texts, embedder.embed_passages(texts), strict=True)):
+        at = datetime.now(UTC) - timedelta(days=1 + n)  # the last one archived longest ago
+        item = MemoryItem(
+            tenant_id="acme",
+            user_id="alice",
+            content=text,
+            kind=Kind.EVENT,
+            layer=Layer.ARCHIVE,
+            state=State.ARCHIVED,
+            embedding=vector.tobytes(),
+            created_at=at,
+            updated_at=at,
+            last_accessed_at=at,
+            archived_at=at,
+        )
+        items.append(item)
+    store.commit(GateChanges(upserted={i.memory_id: i for i in items}), tenant_id="acme", user_id="alice")
+    drain(store, index, embedder.dim)
+    monkeypatch.setattr(restore, "MAX_ARCHIVED_PER_USER", 5)  # SQL's newest rows hold only the first five
+    plan = restore.RestorePlan(
+        query_vector=embedder.embed_queries([texts[27]])[0].tolist(), min_query_similarity=0.9, limit=3
+    )
+    worker = restore.RestoreUsers(settings.model_dump_json(), "run-1", {}, dataclasses.asdict(plan))
+    monkeypatch.setattr(worker, "_vector_index", lambda dim: index)
+    assert worker._one("acme", "alice")["restored"] == 1
+    assert store.get_item("acme", "alice", items[27].memory_id).layer is Layer.LONGTERM
+    store.dispose()
