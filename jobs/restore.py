@@ -31,7 +31,6 @@ import ray
 from actors.adapters.embedding import make_embedder
 from actors.app.archive import IndexedArchive
 from actors.app.service import as_vector
-from actors.core.errors import HermesError
 from actors.core.memory import MemoryItem, utcnow
 from actors.store.sql.store import MemoryStore
 from actors.store.vectors.index import VectorIndex
@@ -48,6 +47,7 @@ from jobs.common import (
     traced_batch,
     users_with_items,
 )
+from schemas.errors import HermesError
 from schemas.settings import HermesSettings
 
 JOB = "restore"

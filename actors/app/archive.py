@@ -16,12 +16,12 @@ from collections.abc import Callable
 import numpy as np
 
 from actors.adapters.tracing import span
-from actors.core.errors import HermesError
 from actors.core.memory import MemoryItem
 from actors.language.periods import Period
 from actors.store.sql.store import MemoryStore
 from actors.store.vectors.index import VectorIndex
 from schemas.enums import Layer, State
+from schemas.errors import HermesError
 
 log = logging.getLogger(__name__)
 

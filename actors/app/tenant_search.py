@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
+from actors.app.tenant_view import TenantView
 from actors.core.memory import MemoryItem
-from actors.store.sql.tenant_views import TenantViewStore
 from actors.store.vectors.index import VectorIndex
 from schemas.enums import State
 
@@ -37,25 +37,21 @@ def mentions(item: MemoryItem, text: str) -> bool:
 
 
 class TenantSearch:
-    def __init__(
-        self, store: TenantViewStore, index: Callable[[], VectorIndex], embedder: Callable[[], Embedder]
-    ):
+    def __init__(self, index: Callable[[], VectorIndex], embedder: Callable[[], Embedder]):
         """``index`` and ``embedder``: connected and loaded on first search."""
-        self.store = store
         self._index = index
         self._embedder = embedder
 
     def search(
-        self, tenant_id: str, text: str, k: int, states: Collection[State] | None = None
+        self, view: TenantView, text: str, k: int, states: Collection[State] | None = None
     ) -> list[TenantMatch]:
-        """Up to ``k`` of the tenant's memories nearest the text, those that mention it first."""
+        """Up to ``k`` of the view's tenant's memories nearest the text, those that mention it first."""
         wanted = None if states is None else frozenset(states)
         with span("embedder.embed_queries"):
             vector = self._embedder().embed_queries([text])[0]
         with span("milvus.search_tenant", k=k):
-            hits = self._index().search_tenant(tenant_id, vector, OVERFETCH * k, wanted)
-        read_back = self.store.tenant_items(tenant_id, [hit.memory_id for hit in hits])
-        stored = {item.memory_id: item for item in read_back}
+            hits = self._index().search_tenant(view.tenant_id, vector, OVERFETCH * k, wanted)
+        stored = {item.memory_id: item for item in view.memories([hit.memory_id for hit in hits])}
         found = [
             TenantMatch(item, hit.score, mentions(item, text))
             for hit in hits

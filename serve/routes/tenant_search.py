@@ -1,8 +1,7 @@
 """The operator's search over the caller's tenant: which memories, of any user, mention a name or a topic
-(``actors.app.tenant_search``) — the first step of an access or erasure request. A tenant-wide view like
-the alert review: it reads the index and SQL directly, after the tenant's rate limit."""
+(``actors.app.tenant_search``) — the first step of an access or erasure request. A tenant-wide read like
+the alert review: one request token, then the tenant's read-only view, plus the vector index."""
 
-import asyncio
 import functools
 import threading
 from typing import Annotated
@@ -12,13 +11,11 @@ from fastapi import APIRouter, Depends
 
 from actors.adapters.embedding import Embedder, make_embedder
 from actors.app.tenant_search import TenantSearch
-from actors.store.sql.tenant_views import TenantViewStore
 from actors.store.vectors.index import VectorIndex
 from schemas.api import MemoryOut
 from schemas.api_tenant import TenantSearchHit, TenantSearchRequest, TenantSearchResult
 from serve.gateway import Gateway
-from serve.routes.deps import GatewayDep
-from serve.routes.views import AdmittedTenantDep, StoreDep
+from serve.routes.deps import GatewayDep, TenantDep
 
 router = APIRouter(prefix="/v1", tags=["tenant"])
 
@@ -26,30 +23,26 @@ _searches: WeakKeyDictionary[Gateway, TenantSearch] = WeakKeyDictionary()
 _searches_lock = threading.Lock()
 
 
-def current_search(gateway: GatewayDep, store: StoreDep) -> TenantSearch:
+def current_search(gateway: GatewayDep) -> TenantSearch:
     """One per gateway (so per replica); the embedder and the index are opened by the first search."""
     with _searches_lock:
         search = _searches.get(gateway)
         if search is None:
-            search = _searches[gateway] = _opened(gateway, store)
+            settings = gateway.settings
+
+            # two racing first searches may both open one; the spare is dropped
+            @functools.cache
+            def embedder() -> Embedder:
+                return make_embedder(settings.embedder, num_threads=1)
+
+            @functools.cache
+            def index() -> VectorIndex:
+                from actors.store.vectors.milvus import MilvusIndex
+
+                return MilvusIndex(settings.milvus_uri, settings.milvus_collection, embedder().dim)
+
+            search = _searches[gateway] = TenantSearch(index, embedder)
         return search
-
-
-def _opened(gateway: Gateway, store: TenantViewStore) -> TenantSearch:
-    settings = gateway.settings
-
-    # two racing first searches may both open one; the spare is dropped
-    @functools.cache
-    def embedder() -> Embedder:
-        return make_embedder(settings.embedder, num_threads=1)
-
-    @functools.cache
-    def index() -> VectorIndex:
-        from actors.store.vectors.milvus import MilvusIndex
-
-        return MilvusIndex(settings.milvus_uri, settings.milvus_collection, embedder().dim)
-
-    return TenantSearch(store, index, embedder)
 
 
 SearchDep = Annotated[TenantSearch, Depends(current_search)]
@@ -60,9 +53,11 @@ SearchDep = Annotated[TenantSearch, Depends(current_search)]
     summary="Search every user's memories of the tenant (access and erasure requests); mentions first",
 )
 async def search_tenant(
-    body: TenantSearchRequest, tenant: AdmittedTenantDep, search: SearchDep
+    body: TenantSearchRequest, tenant: TenantDep, gateway: GatewayDep, search: SearchDep
 ) -> TenantSearchResult:
-    found = await asyncio.to_thread(search.search, tenant, body.query, body.k, body.states)
+    found = await gateway.read_tenant(
+        tenant, lambda view: search.search(view, body.query, body.k, body.states)
+    )
     hits = [
         TenantSearchHit(memory=MemoryOut.model_validate(m.item), score=round(m.score, 4), mentions=m.mentions)
         for m in found

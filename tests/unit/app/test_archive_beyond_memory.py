@@ -9,13 +9,13 @@ import pytest
 
 from actors.adapters.embedding import HashEmbedder
 from actors.app.service import UserMemoryService
-from actors.core.errors import StoreUnavailable
 from actors.core.memory import GateChanges, MemoryItem
 from actors.runtime.outbox import drain
 from actors.store.sql.store import MemoryStore
 from actors.store.vectors.memory_index import InMemoryIndex
 from schemas import api
 from schemas.enums import Kind, Layer, State
+from schemas.errors import StoreUnavailable
 from schemas.settings import GatePolicy, HermesSettings
 
 DIM = 128

@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 from actors.adapters.embedding import HashEmbedder
 from actors.app.service import UserMemoryService
 from actors.app.tenant_search import TenantSearch
+from actors.app.tenant_view import TenantView
 from actors.runtime.outbox import drain
 from actors.store.sql.tenant_views import TenantViewStore
 from actors.store.vectors.memory_index import InMemoryIndex
@@ -16,7 +17,7 @@ from schemas.enums import Kind, State
 from schemas.settings import GatePolicy
 from serve.app import create_fastapi_app
 from serve.routes import tenant_search
-from serve.routes.views import admitted_tenant
+from serve.routes.deps import current_gateway, tenant_from_api_key
 
 DIM = 128
 
@@ -40,8 +41,8 @@ def remember(store, tenant: str, user: str, *texts: str) -> None:
         svc.write_memory(request)
 
 
-def search_of(views, index) -> TenantSearch:
-    return TenantSearch(views, lambda: index, lambda: HashEmbedder(DIM))
+def search_of(index) -> TenantSearch:
+    return TenantSearch(lambda: index, lambda: HashEmbedder(DIM))
 
 
 def test_the_search_spans_the_tenants_users_and_never_another_tenant(views):
@@ -50,7 +51,7 @@ def test_the_search_spans_the_tenants_users_and_never_another_tenant(views):
     remember(views, "acme", "bob", "I had lunch with Rosalind Franklin", "I like sailing")
     remember(views, "globex", "carol", "Rosalind Franklin lives next door")
     drain(views, index, DIM)
-    found = search_of(views, index).search("acme", "Rosalind Franklin", k=10)
+    found = search_of(index).search(TenantView(views, "acme"), "Rosalind Franklin", k=10)
     mentioning = [(m.item.user_id, m.mentions) for m in found if m.mentions]
     assert sorted(mentioning) == [("alice", True), ("bob", True)]
     assert found[0].mentions and found[1].mentions and not any(m.mentions for m in found[2:])
@@ -64,9 +65,9 @@ def test_what_sql_no_longer_holds_or_holds_in_another_state_is_not_shown(views):
     remember(views, "acme", "bob", "I had lunch with Rosalind Franklin")
     drain(views, index, DIM)
     views.erase_user("acme", "bob", reason="erasure request")  # the index still holds bob's row
-    search = search_of(views, index)
-    assert [m.item.user_id for m in search.search("acme", "Rosalind Franklin", k=5)] == ["alice"]
-    assert search.search("acme", "Rosalind Franklin", k=5, states=[State.ARCHIVED]) == []
+    search, acme = search_of(index), TenantView(views, "acme")
+    assert [m.item.user_id for m in search.search(acme, "Rosalind Franklin", k=5)] == ["alice"]
+    assert search.search(acme, "Rosalind Franklin", k=5, states=[State.ARCHIVED]) == []
 
 
 @pytest.mark.parametrize(
@@ -82,8 +83,9 @@ def test_what_sql_no_longer_holds_or_holds_in_another_state_is_not_shown(views):
 )
 def test_a_malformed_search_is_refused_with_a_422(views, body):
     app = create_fastapi_app()
-    app.dependency_overrides[admitted_tenant] = lambda: "acme"
-    app.dependency_overrides[tenant_search.current_search] = lambda: search_of(views, InMemoryIndex(DIM))
+    app.dependency_overrides[tenant_from_api_key] = lambda: "acme"
+    app.dependency_overrides[current_gateway] = lambda: None
+    app.dependency_overrides[tenant_search.current_search] = lambda: search_of(InMemoryIndex(DIM))
     with TestClient(app) as client:
         response = client.post("/v1/memories/search", json=body)
     assert response.status_code == 422, response.text
