@@ -48,7 +48,7 @@ from actors.adapters.embedding import E5Embedder  # noqa: E402
 from actors.app.service import UserMemoryService  # noqa: E402
 from actors.store.sql.store import MemoryStore  # noqa: E402
 from actors.store.vectors.milvus import MilvusIndex  # noqa: E402
-from actors.store.vectors.milvus_server import MilvusStandaloneServer  # noqa: E402
+from localstack.milvus import MilvusStandaloneServer  # noqa: E402
 from schemas import api  # noqa: E402
 from schemas.enums import Layer, State  # noqa: E402
 from schemas.settings import GatePolicy, HermesSettings  # noqa: E402
