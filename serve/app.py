@@ -1,6 +1,7 @@
 """The Ray Serve application: one deployment, ``HermesMemory``, with two front doors onto one code path.
 
-* HTTP: the FastAPI ingress (routers in ``serve.routes``, OpenAPI at ``/docs``).
+* HTTP: the FastAPI ingress (routers in ``serve.routes``, OpenAPI at ``/docs``), and the Model Context
+  Protocol at ``/mcp`` (``serve.mcp``).
 * Python: deployment-handle methods, each taking the caller's tenant API key, e.g.
   ``await handle.write_turns.remote(api_key, "u1", WriteTurnsRequest(...))``.
 
@@ -15,12 +16,15 @@ is the same for ``serve run serve.app:app_builder`` and Serve config files (``ar
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import ray
 from fastapi import FastAPI
 from ray import serve
 from ray.serve import Application
+from starlette.routing import Route
 
 from schemas.api import (
     AlertList,
@@ -49,7 +53,10 @@ from schemas.enums import Layer, State
 from schemas.settings import HermesSettings
 from serve.errors import BodySizeLimit, install_error_handlers
 from serve.gateway import AlertFilter, Gateway
+from serve.mcp import PATH as MCP_PATH
+from serve.mcp import McpEndpoint
 from serve.routes import admin, alert_review, alerts, console, memories, recall, sessions, tenant, users
+from serve.routes.deps import current_gateway
 from serve.telemetry import TraceRequests
 
 DEPLOYMENT_NAME = "HermesMemory"
@@ -58,10 +65,18 @@ MAX_BODY_BYTES = 1024 * 1024
 
 
 def create_fastapi_app() -> FastAPI:
+    mcp = McpEndpoint(current_gateway)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with mcp.running():
+            yield
+
     app = FastAPI(
         title="Hermes Memory",
         version="0.1.0",
         description="Cross-session memory for AI agents: bounded and frozen gates, USER profiles.",
+        lifespan=lifespan,
     )
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
     app.add_middleware(TraceRequests)  # added last: the outermost layer, so the span covers the whole request
@@ -71,6 +86,8 @@ def create_fastapi_app() -> FastAPI:
     app.include_router(tenant.router)
     app.include_router(alert_review.router)
     app.include_router(console.router)
+    # the Model Context Protocol door (streamable HTTP; serve.mcp): an ASGI app of its own, not a route
+    app.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False))
     install_error_handlers(app)
     return app
 
