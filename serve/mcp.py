@@ -13,14 +13,27 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import TypeVar
 
 from mcp.server.mcpserver import Context
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import BaseModel
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
-from actors.core.errors import HermesError
+from actors.app.commands import (
+    Confirm,
+    Forget,
+    ListMemories,
+    Profile,
+    Recall,
+    StartSession,
+    Unfreeze,
+    UserCommand,
+    WriteMemory,
+    WriteTurns,
+)
 from mcp_door.tools import Caller, memory_server
 from schemas.api import (
     ConfirmRequest,
@@ -39,9 +52,11 @@ from schemas.api import (
     WriteTurnsRequest,
 )
 from schemas.enums import Layer, State
+from schemas.errors import HermesError
 from serve.errors import error_body, hermes_error_response
 from serve.gateway import Gateway
 
+R = TypeVar("R", bound=BaseModel)
 PATH = "/mcp"
 _TENANT = "hermes_tenant"  # where the endpoint leaves the authenticated tenant in the request's state
 _BEARER = "bearer "
@@ -59,27 +74,30 @@ def api_key_of(headers: Headers) -> str | None:
 
 
 class TenantOperations:
-    """The gateway's user operations with one tenant bound (``mcp_door.tools.MemoryOperations``)."""
+    """The user commands with one tenant bound, run by the gateway (``mcp_door.tools.MemoryOperations``)."""
 
     def __init__(self, gateway: Gateway, tenant_id: str):
         self._gateway = gateway
         self._tenant = tenant_id
 
+    async def _run(self, user_id: str, command: UserCommand[R], idempotency_key: str | None = None) -> R:
+        return await self._gateway.run(self._tenant, user_id, command, idempotency_key)
+
     async def write_turns(
         self, user_id: str, request: WriteTurnsRequest | dict, idempotency_key: str | None = None
     ) -> WriteResult:
-        return await self._gateway.write_turns(self._tenant, user_id, request, idempotency_key)
+        return await self._run(user_id, WriteTurns(request=request), idempotency_key)
 
     async def write_memory(
         self, user_id: str, request: WriteMemoryRequest | dict, idempotency_key: str | None = None
     ) -> WriteResult:
-        return await self._gateway.write_memory(self._tenant, user_id, request, idempotency_key)
+        return await self._run(user_id, WriteMemory(request=request), idempotency_key)
 
     async def recall(self, user_id: str, request: RecallRequest | dict) -> RecallResponse:
-        return await self._gateway.recall(self._tenant, user_id, request)
+        return await self._run(user_id, Recall(request=request))
 
     async def start_session(self, user_id: str, request: StartSessionRequest | dict) -> SessionContext:
-        return await self._gateway.start_session(self._tenant, user_id, request)
+        return await self._run(user_id, StartSession(request=request))
 
     async def list_memories(
         self,
@@ -89,23 +107,23 @@ class TenantOperations:
         limit: int = 100,
         offset: int = 0,
     ) -> MemoryList:
-        return await self._gateway.list_memories(self._tenant, user_id, layer, state, limit, offset)
+        return await self._run(user_id, ListMemories(layer=layer, state=state, limit=limit, offset=offset))
 
     async def forget(
         self, user_id: str, memory_id: str, request: ForgetRequest | dict | None = None
     ) -> ForgetResult:
-        return await self._gateway.forget(self._tenant, user_id, memory_id, request)
+        return await self._run(user_id, Forget(memory_id=memory_id, request=request or {}))
 
     async def profile(self, user_id: str) -> UserProfile:
-        return await self._gateway.profile(self._tenant, user_id)
+        return await self._run(user_id, Profile())
 
     async def confirm(
         self, user_id: str, memory_id: str, request: ConfirmRequest | dict | None = None
     ) -> MemoryOut:
-        return await self._gateway.confirm(self._tenant, user_id, memory_id, request)
+        return await self._run(user_id, Confirm(memory_id=memory_id, request=request or {}))
 
     async def unfreeze(self, user_id: str, memory_id: str, request: UnfreezeRequest | dict) -> MemoryOut:
-        return await self._gateway.unfreeze(self._tenant, user_id, memory_id, request)
+        return await self._run(user_id, Unfreeze(memory_id=memory_id, request=request))
 
 
 class McpEndpoint:
