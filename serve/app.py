@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 import ray
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel
 from ray import serve
 from ray.serve import Application
@@ -53,7 +54,8 @@ def create_fastapi_app() -> FastAPI:
         async with mcp.running():
             yield
 
-    app = FastAPI(
+    # the API docs (/docs, /redoc) load Swagger UI and ReDoc from the package, not a CDN: they work offline
+    app = FastAPIOffline(
         title="Hermes Memory",
         version="0.1.0",
         description="Cross-session memory for AI agents: bounded and frozen gates, USER profiles.",
