@@ -54,8 +54,10 @@ def create_fastapi_app() -> FastAPI:
         async with mcp.running():
             yield
 
-    # the API docs (/docs, /redoc) load Swagger UI and ReDoc from the package, not a CDN: they work offline
+    # the API docs (/docs) load Swagger UI from the package, not a CDN: they work offline (ReDoc is left
+    # out: it still fetches its logo from its CDN)
     app = FastAPIOffline(
+        redoc_url=None,
         title="Hermes Memory",
         version="0.1.0",
         description="Cross-session memory for AI agents: bounded and frozen gates, USER profiles.",

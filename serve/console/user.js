@@ -20,7 +20,8 @@ const TABS = {
   write: ["Write", renderWrite],
 };
 
-/** A user nobody ever wrote for: reading never creates one, so every count is zero and no write is dated. */
+/** A user holding nothing (never written for, or every memory forgotten): reading never creates one, so every
+ * count is zero; the tenant's user list leaves such a user out too. */
 const isUnknown = (summary) => !summary.last_write_at && summary.layers.every((l) => !l.used) && !summary.frozen && !summary.open_alerts;
 
 export async function renderUser(view, where, context, current) {
@@ -55,7 +56,7 @@ export async function renderUser(view, where, context, current) {
         "section",
         { class: "gone", id: "no-such-user" },
         h("h1", {}, "No such user"),
-        h("p", {}, `No user “${userId}” holds memories in this tenant, and none ever did. User ids are matched exactly, capitals included.`),
+        h("p", {}, `No user “${userId}” holds memories in this tenant. User ids are matched exactly, capitals included; a user whose every memory was forgotten holds none either.`),
         h("p", {}, h("a", { href: "#/users" }, "Find a user"), " · ", h("a", { href: `${base}/write` }, `write a first memory for “${userId}”`)),
       ),
     );

@@ -127,7 +127,7 @@ def test_console_walkthrough(console, http, tenant_key):
     for session in ("s1", "s2"):
         say(http, tenant_key, "mei", session, "I'm allergic to peanuts", "I live in Hangzhou")
     alert = say(http, tenant_key, "mei", "s3", "I think I don't mind peanuts")["alerts"][0]
-    say(http, tenant_key, "bob", "s1", "Remember this: my dog is called Rex")
+    say(http, tenant_key, "bob", "s1", "Remember this: my dog is called Rex", "I live in Oslo")
 
     console.open()
     console.sign_in(tenant_key)
@@ -415,7 +415,5 @@ def test_api_docs_work_offline(browser, serve_app, screenshots):
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("Hermes Memory")
     expect(page.locator(".opblock").first).to_be_visible()
     page.screenshot(path=screenshots / "docs-offline.png")
-    page.goto(f"{serve_app}/redoc")
-    expect(page.locator("h1").first).to_contain_text("Hermes Memory")
     assert elsewhere == []
     context.close()
