@@ -2,7 +2,7 @@
 
     from langgraph.graph import StateGraph
     from integrations.langgraph import HermesStore
-    from serve.client import HermesClient
+    from sdk.client import HermesClient
 
     store = HermesStore(HermesClient("http://127.0.0.1:8000", api_key))
     graph = builder.compile(store=store)          # nodes take `store: BaseStore` and use it
@@ -48,7 +48,7 @@ from langgraph.store.base import (
 
 from schemas.api import MemoryOut
 from schemas.ids import MEMORY_ID_PATTERN
-from serve.client import HermesClient, NotFoundError
+from sdk.client import HermesClient, NotFoundError
 
 DEFAULT_SESSION = "langgraph"
 MAX_RECALL = 50  # RecallRequest.k

@@ -1,6 +1,6 @@
 """``hermes-memory mcp``: the MCP tools over stdio, for desktop and IDE agents that start their memory server
 as a subprocess. It is a client of a running stack: every tool call is one request of the HTTP client
-(``serve.client.AsyncHermesClient``) with the tenant's key, so it holds no store and starts in a moment.
+(``sdk.client.AsyncHermesClient``) with the tenant's key, so it holds no store and starts in a moment.
 
     hermes-memory mcp --url http://127.0.0.1:8000 --key hm_demo_... [--user alice]
 
@@ -18,7 +18,7 @@ from mcp.server.mcpserver import Context
 
 from mcp_door.tools import Caller, MemoryOperations, memory_server
 from schemas.api import ErrorBody
-from serve.client import AsyncHermesClient, HermesConnectionError, HermesHTTPError
+from sdk.client import AsyncHermesClient, HermesConnectionError, HermesHTTPError
 
 
 def client_error_body(exc: Exception) -> ErrorBody | None:

@@ -21,7 +21,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore, InvalidNamespaceError
 
 from integrations.langgraph import HermesStore
-from serve.client import HermesClient
+from sdk.client import HermesClient
 
 pytestmark = pytest.mark.slow
 
@@ -119,7 +119,7 @@ def test_openai_agents_sdk_mcp_servers(serve_app, tenant_key):
         stdio = MCPServerStdio(
             params={
                 "command": sys.executable,
-                "args": ["-m", "serve.cli.main", "mcp", "--url", serve_app, "--key", tenant_key],
+                "args": ["-m", "cli.main", "mcp", "--url", serve_app, "--key", tenant_key],
             },
             client_session_timeout_seconds=120,
         )

@@ -31,7 +31,7 @@ def over_http(base: str, key: str, header: str = "bearer") -> Client:
 
 
 def over_stdio(base: str, key: str, user: str | None = None) -> Client:
-    args = ["-m", "serve.cli.main", "mcp", "--url", base, "--key", key] + (["--user", user] if user else [])
+    args = ["-m", "cli.main", "mcp", "--url", base, "--key", key] + (["--user", user] if user else [])
     return Client(StdioServerParameters(command=sys.executable, args=args), read_timeout_seconds=120)
 
 
