@@ -47,7 +47,8 @@ MAX_BODY_BYTES = 1024 * 1024
 
 
 def create_fastapi_app() -> FastAPI:
-    mcp = McpEndpoint(current_gateway)
+    # the MCP endpoint is no route, so it takes the routes' gateway dependency, override included (tests)
+    mcp = McpEndpoint(lambda: app.dependency_overrides.get(current_gateway, current_gateway)())
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
