@@ -9,6 +9,11 @@ import { badge, errorBox, fmt, guard, h, memoryLink, newestOnly, notice, replace
 import { slotText } from "./memory.js";
 
 const memoryPath = (alert, id, rest = "") => userPath(alert.user_id, `/memories/${id}${rest}`);
+// forgetting a statement already forgotten (by another tab, say) is what was asked: not an error
+const forget = (alert, id, reason) =>
+  api("DELETE", memoryPath(alert, id), { query: { reason } }).catch((error) => {
+    if (error.status !== 404) throw error;
+  });
 const resolve = (alert, reason) => api("POST", userPath(alert.user_id, `/alerts/${alert.alert_id}/resolve`), { body: { reason } });
 
 /** One side of a conflict: what the memory says, where it came from. */
@@ -54,11 +59,11 @@ async function conflictBody(alert, done) {
     const body = { reason, dialog_id: challenger.source_dialog_ids[0] || "console", new_content: challenger.content };
     if (challenger.slot === frozen.slot && challenger.value) body.new_value = challenger.value;
     await api("POST", memoryPath(alert, frozen.memory_id, "/unfreeze"), { body });
-    await api("DELETE", memoryPath(alert, challenger.memory_id), { query: { reason: `applied to ${frozen.memory_id}: ${reason}` } });
+    await forget(alert, challenger.memory_id, `applied to ${frozen.memory_id}: ${reason}`);
     return resolve(alert, `accepted: ${reason}`);
   };
   const reject = async (reason) => {
-    await api("DELETE", memoryPath(alert, challenger.memory_id), { query: { reason: `rejected: ${reason}` } });
+    await forget(alert, challenger.memory_id, `rejected: ${reason}`);
     return resolve(alert, `rejected: ${reason}`);
   };
   const open = alert.status === "open" && frozen.state === "frozen";
