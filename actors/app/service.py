@@ -25,7 +25,7 @@ from actors.adapters.tracing import span
 from actors.app.archive import IndexedArchive
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
 from actors.core.context import render_session_context
-from actors.core.extraction import Extractor, Turn, make_extractor, split_speaker
+from actors.core.extraction import Extractor, Turn, apply_reading, make_extractor, split_speaker
 from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine, Outcome
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
@@ -278,7 +278,9 @@ class UserMemoryService:
             return
         with span("reader.read", candidates=len(unruled)):
             for cand, vector in unruled:
-                reader.refine(cand, vector, split_speaker(cand.content)[1])
+                reading = reader.read(split_speaker(cand.content)[1], vector)
+                if reading is not None:
+                    apply_reading(cand, reading)
 
     def _decide(self, candidates: list[Candidate], vectors: np.ndarray) -> tuple[list[Outcome], GateChanges]:
         changes = GateChanges()

@@ -38,6 +38,8 @@ from actors.language.redaction import neutralize_injection, redact
 from actors.language.rules import Finding, fact, object_phrase
 from actors.language.segments import Clause, Sentence, segment
 from actors.language.tokens import content_units, word_count
+from actors.language.understanding.reader import READER_CONFIDENCE
+from actors.language.understanding.reader import Reading as SemanticReading
 from schemas.enums import Kind, Polarity, Source
 
 
@@ -387,3 +389,17 @@ class RuleExtractor:
                 content, finding.kind, slot=finding.slot, forced=forced, inferred=inferred
             ),
         )
+
+
+def apply_reading(candidate: Candidate, reading: SemanticReading) -> None:
+    """A slot-less candidate given the slot and value the semantic reader read in its clause
+    (``actors.language.understanding``): a weaker signal than a rule's, so a lower confidence."""
+    polarity = Polarity.NEGATIVE if reading.negative else Polarity.POSITIVE
+    finding = fact(reading.slot, reading.value, polarity=polarity, confidence=READER_CONFIDENCE)
+    candidate.slot, candidate.value, candidate.kind = reading.slot, reading.value, finding.kind
+    candidate.polarity = polarity
+    candidate.importance = max(candidate.importance, finding.importance)
+    candidate.confidence = finding.confidence
+    candidate.write_score = write_score(
+        candidate.content, finding.kind, slot=reading.slot, forced=candidate.forced
+    )

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from actors.core.slots import same_value
-from actors.language.lexicon import normalize_value
+from actors.language.lexicon import normalize_value, taste_core
 from actors.language.understanding.reader import (
     NONE,
     SemanticReader,
@@ -69,8 +68,9 @@ def _same(item: Utterance, value: str | None) -> bool:
     if item.value is None or value is None:
         return item.value is None and value is None
     wanted = normalize_value(item.value)
-    slot = "preference.general" if item.label.startswith("preference") else item.label
-    return value == wanted or same_value(slot, value, wanted)
+    # a taste named with or without its kind ("sci-fi", "sci-fi novel") is one taste, as for the gate
+    tastes = item.label.startswith("preference")
+    return value == wanted or (tastes and taste_core(value) == taste_core(wanted))
 
 
 def table(rows: list[LabelFigures]) -> str:

@@ -28,12 +28,8 @@ from typing import Protocol
 import numpy as np
 import yaml
 
-from actors.core.gate.scoring import write_score
-from actors.core.memory import Candidate
-from actors.language.rules import fact
 from actors.language.text import has_han
 from actors.language.understanding.values import slot_of, value_of
-from schemas.enums import Polarity
 
 HERE = Path(__file__).parent
 UTTERANCES = HERE / "utterances.yaml"
@@ -168,25 +164,6 @@ class SemanticReader:
         if not value:
             return None
         return Reading(label, slot_of(label, value), value, label == "preference.negative", score)
-
-    def refine(self, candidate: Candidate, vector: np.ndarray, text: str | None = None) -> bool:
-        """Give a slot-less candidate the slot and value its clause reads as (``text``: its words without a
-        speaker tag); False, and the candidate untouched, when the reader abstains."""
-        if candidate.slot is not None:
-            return False
-        reading = self.read(text or candidate.content, vector)
-        if reading is None:
-            return False
-        polarity = Polarity.NEGATIVE if reading.negative else Polarity.POSITIVE
-        finding = fact(reading.slot, reading.value, polarity=polarity, confidence=READER_CONFIDENCE)
-        candidate.slot, candidate.value, candidate.kind = reading.slot, reading.value, finding.kind
-        candidate.polarity = polarity
-        candidate.importance = max(candidate.importance, finding.importance)
-        candidate.confidence = finding.confidence
-        candidate.write_score = write_score(
-            candidate.content, finding.kind, slot=reading.slot, forced=candidate.forced
-        )
-        return True
 
     def save(self, vectors: np.ndarray, path: Path = SHIPPED) -> None:
         np.savez_compressed(
