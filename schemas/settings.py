@@ -68,6 +68,12 @@ class GatePolicy(BaseModel):
     contradictions_to_expire: int = Field(3, ge=1)
     contradictions_to_review: int = Field(3, ge=1)
     negative_priority_days: int = 14
+    unfreeze_window_seconds: int = Field(
+        3600,
+        ge=0,
+        description="a bare unfreeze (no new content) lasts this long: the next write, recall, session or "
+        "consolidation after it re-freezes the item unchanged",
+    )
     positive_engagements_to_demote: int = 3
     archive_retention_days: int = 365
     stale_pending_days: int = Field(

@@ -328,6 +328,7 @@ class UserMemoryService:
     def recall(self, request: api.RecallRequest) -> api.RecallResponse:
         if "k" not in request.model_fields_set:  # no k asked for: the tenant's default
             request = request.model_copy(update={"k": self.policy.top_k})
+        self._refreeze_due()
         query_vector = self._embed_query(request.query)
         engine = RecallEngine(self.active_view(), self.archive_view, self.policy, self.clock())
         hits = engine.recall(request.query, query_vector, request.k, request.include_archive)
@@ -336,6 +337,12 @@ class UserMemoryService:
         # state, and nothing for the vector index)
         self._pending_access.merge(self.engine.record_access(h.item.memory_id for h in hits))
         return response
+
+    def _refreeze_due(self) -> None:
+        """An unfreeze window that closed with no new value: the item is frozen again before it is read."""
+        changes = self.engine.refreeze_due()
+        if changes:
+            self._commit(changes)
 
     def _embed_query(self, query: str) -> np.ndarray:
         cached = self._queries.get(query)
@@ -350,6 +357,7 @@ class UserMemoryService:
         return vector
 
     def start_session(self, request: api.StartSessionRequest) -> api.SessionContext:
+        self._refreeze_due()
         stored = self.store.session_snapshot(self.tenant_id, self.user_id, request.session_id)
         if stored is None:
             snapshot = render_session_context(

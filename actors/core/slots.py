@@ -10,7 +10,7 @@ polarity ("I like cilantro" vs "I hate cilantro").
 from dataclasses import dataclass
 
 from actors.language.lexicon import taste_core
-from schemas.enums import SLOT_NAMES, Kind
+from schemas.enums import SLOT_NAMES, Kind, Polarity
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +87,21 @@ def is_style(slot: str | None) -> bool:
 
 def is_temporary(slot: str | None) -> bool:
     return slot is not None and slot.startswith("state.")
+
+
+#: the slots where a wrong change costs health: a denial or a new value never takes effect on one utterance
+VITAL_SLOTS = frozenset({"basic.allergy", "basic.diet_restriction", "basic.health"})
+
+
+def is_vital(slot: str | None) -> bool:
+    return slot in VITAL_SLOTS
+
+
+def is_withdrawal(slot: str | None, polarity: Polarity) -> bool:
+    """A negative statement about the user's own facts ("shellfish is fine for me now", "I'm no longer a
+    nurse") withdraws a fact; it is no caution. Only a rejection ("stop recommending horror films", "I hate
+    cilantro") is a negative memory that weighs more in recall, and a withdrawal never freezes."""
+    return polarity is Polarity.NEGATIVE and slot is not None and slot.startswith("basic.")
 
 
 #: slots whose values name a member as ``role`` or ``role:name`` ("sister:anna", "dog:max")

@@ -36,6 +36,7 @@ import numpy as np
 
 from actors.core.memory import MemoryItem
 from actors.core.recall.view import ActiveView, top
+from actors.core.slots import VITAL_SLOTS
 from actors.language.keywords import BM25, joint_scores, query_slots
 from actors.language.periods import Period, named_period
 from schemas.enums import Layer
@@ -45,9 +46,8 @@ from schemas.enums import Layer
 RANK_SCALE = 25.0
 #: share of the keyword route in the blend of the two ranked routes (the rest is the semantic route's)
 KEYWORD_SHARE = 0.5
-#: the slots a query about them must never miss, lifted to a floor; any other slot a query is about gets
-#: ``ORDINARY_SLOT_LIFT``
-VITAL_SLOTS = frozenset({"basic.allergy", "basic.diet_restriction", "basic.health"})
+#: the vital slots (``slots.VITAL_SLOTS``) a query is about are lifted to a floor: never missed; any other
+#: slot a query is about gets ``ORDINARY_SLOT_LIFT``
 SLOT_RELEVANCE_FLOOR = 0.8
 ORDINARY_SLOT_LIFT = 0.1
 HOP_RELEVANCE = {1: 0.5, 2: 0.3}
