@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, overload
+from typing import Any, cast, overload
 
 import numpy as np
 
 from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
-from actors.core.context import render_session_context
+from actors.core.context import challenge_note, render_session_context, slot_template
 from actors.core.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput
+from actors.core.forgetting import plan_forgetting
 from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine, Outcome
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
@@ -30,12 +31,20 @@ from actors.core.profile import ProfileBuilder
 from actors.core.recall.engine import Hit, RecallEngine
 from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
 from actors.core.records import CohortFeature
+from actors.core.slots import is_style
+from actors.core.style import canonical_style
 from actors.language.extraction import Extractor, Turn, make_extractor
-from actors.language.redaction import Neutralized, neutralize_injection, redact
+from actors.language.redaction import (
+    Neutralized,
+    addressed_to_assistant,
+    neutralize_injection,
+    plain_value,
+    redact,
+)
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore
 from schemas import api
-from schemas.enums import AlertStatus, Layer, State
+from schemas.enums import AlertStatus, Layer, Polarity, State
 from schemas.settings import GatePolicy
 
 log = logging.getLogger(__name__)
@@ -164,6 +173,7 @@ class UserMemoryService:
         if done is not None:
             return done
         candidates: list[Candidate] = []
+        not_kept: list[api.NotKept] = []
         ignored = 0
         with span("extract", turns=len(request.turns)):
             for turn in request.turns:
@@ -178,7 +188,9 @@ class UserMemoryService:
                 )
                 ignored += not found
                 candidates.extend(found)
-        return self._apply_candidates(candidates, request_id, ignored)
+                if turn.role == "user" and addressed_to_assistant(turn.text):
+                    not_kept.append(api.NotKept(dialog_id=turn.dialog_id, detail=NOT_AN_INSTRUCTION))
+        return self._apply_candidates(candidates, request_id, ignored, not_kept)
 
     def write_memory(self, request: api.WriteMemoryRequest, request_id: str | None = None) -> api.WriteResult:
         done = self._already_applied(request_id)
@@ -188,14 +200,21 @@ class UserMemoryService:
         value = None if request.value is None else cleaned_text(request.value)
         if cleaned.flagged or (value is not None and value.flagged):
             return self._result([], 1, [])
+        content, slot_value = cleaned.text, None if value is None else value.text
+        refused = _refusal(request.slot, slot_value, request.polarity, content)
+        if isinstance(refused, str):
+            dialog_id = request.dialog_ids[0] if request.dialog_ids else ""
+            return self._result([], 1, [], [api.NotKept(dialog_id=dialog_id, detail=refused)])
+        if refused is not None:  # a style value or an order's slot: stored as the service's template
+            content, slot_value = refused
         cand = Candidate(
-            content=cleaned.text,
+            content=content,
             kind=request.kind,
             session_id=request.session_id,
             dialog_ids=list(request.dialog_ids),
             polarity=request.polarity,
             slot=request.slot,
-            value=None if value is None else value.text,
+            value=slot_value,
             importance=request.importance,
             confidence=request.confidence,
             source=request.source,
@@ -205,13 +224,17 @@ class UserMemoryService:
         return self._apply_candidates([cand], request_id, 0)
 
     def _apply_candidates(
-        self, candidates: list[Candidate], request_id: str | None, ignored: int
+        self,
+        candidates: list[Candidate],
+        request_id: str | None,
+        ignored: int,
+        not_kept: Sequence[api.NotKept] = (),
     ) -> api.WriteResult:
         vectors = self._embed([c.content for c in candidates])
         for attempt in (1, 2):
             try:
                 outcomes, changes = self._decide(candidates, vectors)
-                result = self._result(outcomes, ignored, changes.alerts)
+                result = self._result(outcomes, ignored, changes.alerts, not_kept)
                 self._commit(changes, request_id=request_id, result=result.model_dump(mode="json"))
                 return result
             except ConcurrentUpdate:
@@ -310,7 +333,13 @@ class UserMemoryService:
         stored = self.store.applied_result(self.tenant_id, self.user_id, request_id)
         return None if stored is None else api.WriteResult.model_validate(stored)
 
-    def _result(self, outcomes: list[Outcome], ignored: int, alerts: list[Alert]) -> api.WriteResult:
+    def _result(
+        self,
+        outcomes: list[Outcome],
+        ignored: int,
+        alerts: list[Alert],
+        not_kept: Sequence[api.NotKept] = (),
+    ) -> api.WriteResult:
         return api.WriteResult(
             user_id=self.user_id,
             outcomes=[
@@ -321,6 +350,7 @@ class UserMemoryService:
             ],
             alerts=[api.AlertOut.model_validate(a) for a in alerts],
             ignored_turns=ignored,
+            not_kept=list(not_kept),
         )
 
     # ------------------------------------------------------------------ recall and sessions
@@ -332,7 +362,8 @@ class UserMemoryService:
         query_vector = self._embed_query(request.query)
         engine = RecallEngine(self.active_view(), self.archive_view, self.policy, self.clock())
         hits = engine.recall(request.query, query_vector, request.k, request.include_archive)
-        response = api.RecallResponse(query=request.query, hits=[recall_hit(h) for h in hits])
+        items = self.engine.items
+        response = api.RecallResponse(query=request.query, hits=[recall_hit(h, items) for h in hits])
         # the answer shows the memories as they were found; their heat is batched (it changes no layer or
         # state, and nothing for the vector index)
         self._pending_access.merge(self.engine.record_access(h.item.memory_id for h in hits))
@@ -461,14 +492,29 @@ class UserMemoryService:
 
     def forget(self, memory_id: str, request: api.ForgetRequest, actor: str = "user") -> api.ForgetResult:
         self.flush_access()  # heat of the item is moot, of the others still owed
+        everything = {
+            i.memory_id: i for i in self.store.list_items(self.tenant_id, self.user_id, limit=10**9)
+        }
+        if memory_id not in everything:
+            self.store.get_item(self.tenant_id, self.user_id, memory_id)  # NotFound
+        plan = plan_forgetting(memory_id, everything)
         self.store.forget_item(
-            self.tenant_id, self.user_id, memory_id, reason=request.reason, actor=actor, fence=self.fence
+            self.tenant_id,
+            self.user_id,
+            memory_id,
+            reason=request.reason,
+            actor=actor,
+            fence=self.fence,
+            also=plan.memory_ids[1:],
+            rewritten=plan.rewritten,
         )
-        if memory_id in self.engine.items:
-            self.engine.forget(memory_id)
-        self._changed(forgotten=[memory_id])
+        # every structure derived from the items (recall views, keyword postings, the archive) is rebuilt
+        # from what SQL now holds
+        self.engine = self._load()
         self._on_index_change()
-        return api.ForgetResult(memory_id=memory_id, forgotten=True)
+        return api.ForgetResult(
+            memory_id=memory_id, forgotten=True, also_forgotten=plan.memory_ids[1:], detail=FORGOTTEN
+        )
 
     def erase_user(self, request: api.EraseRequest) -> api.EraseResult:
         removed = self.store.erase_user(self.tenant_id, self.user_id, reason=request.reason, fence=self.fence)
@@ -494,8 +540,31 @@ class UserMemoryService:
         return item if item is not None else self.store.get_item(self.tenant_id, self.user_id, memory_id)
 
 
-def recall_hit(hit: Hit) -> api.RecallHit:
-    """A recalled memory as the API shows it, its scores rounded."""
+FORGOTTEN = "forgotten everywhere: the item, summaries that merged it, its words in other turn texts"
+NOT_AN_INSTRUCTION = "not kept: an instruction to the assistant"
+OUTSIDE_VOCABULARY = "not kept: a style value outside the closed vocabulary (actors.core.style)"
+
+
+def _refusal(
+    slot: str | None, value: str | None, polarity: Polarity, content: str
+) -> str | tuple[str, str] | None:
+    """How a structured write obeys the instruction rule: a detail why it is not kept, or the (content,
+    value) it is kept as (the service's template), or None when it is an ordinary statement."""
+    if is_style(slot):
+        style = canonical_style(cast(str, slot), value)
+        if style is None:
+            return OUTSIDE_VOCABULARY
+        return cast(str, slot_template(slot, style, polarity, content)), style
+    if not addressed_to_assistant(content):
+        return None
+    if slot and plain_value(value):
+        return cast(str, slot_template(slot, value, polarity, content)), cast(str, value)
+    return NOT_AN_INSTRUCTION
+
+
+def recall_hit(hit: Hit, items: Mapping[str, MemoryItem]) -> api.RecallHit:
+    """A recalled memory as the API shows it, its scores rounded; a pending challenge to confirmed facts
+    carries its caution (``context.challenge_note``)."""
     breakdown = api.ScoreBreakdown(
         semantic=round(hit.scores.get("semantic", 0.0), 4),
         time_decay=round(hit.time_decay, 4),
@@ -510,4 +579,5 @@ def recall_hit(hit: Hit) -> api.RecallHit:
         score=breakdown,
         routes=sorted(hit.routes),
         contradicts=hit.contradicts,
+        caution=challenge_note(hit.item, items),
     )

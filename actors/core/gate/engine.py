@@ -158,9 +158,6 @@ class GateEngine:
     def record_access(self, memory_ids: Iterable[str]) -> GateChanges:
         return self.bounded.record_access(memory_ids)
 
-    def forget(self, memory_id: str) -> MemoryItem:
-        return self.bounded.forget(memory_id)
-
     def consolidate(self, actor: str = CONSOLIDATION_ACTOR) -> tuple[ConsolidationCounts, GateChanges]:
         self.frozen.refreeze_due(actor)
         return self.maintenance.consolidate(actor)

@@ -10,7 +10,7 @@ records), ``commit`` (one change set, all or nothing), ``forget`` (erasure and t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Self
 
@@ -24,7 +24,7 @@ from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcno
 from actors.store.sql import ownership
 from actors.store.sql.commit import apply_changes, scope_of
 from actors.store.sql.engine import WRITE_OPTION, build_engine, scrub_sqlite_log, translated_errors
-from actors.store.sql.forget import erase_user_rows, forget_item_rows
+from actors.store.sql.forget import erase_user_rows, forget_item_rows, rewrite_turn_texts
 from actors.store.sql.jobs import INDEXED, JobRecords
 from actors.store.sql.mapping import alert_from_row, event_from_row, item_from_record
 from actors.store.sql.ownership import Fence, OutboxEntry
@@ -420,11 +420,27 @@ class MemoryStore:
         reason: str,
         actor: str,
         fence: Fence | None = None,
+        also: Sequence[str] = (),
+        rewritten: Sequence[MemoryItem] = (),
     ) -> None:
+        """Forget one item and ``also`` those that go with it (``actors.core.forgetting``), and store the
+        cut turn texts of the ``rewritten`` items, in one transaction; then scrub SQLite's log."""
+        at = utcnow()
         with self._writing("forget_item") as session:
             ownership.check_fence(session, tenant_id, user_id, fence)
-            forget_item_rows(session, tenant_id, user_id, memory_id, reason=reason, actor=actor, at=utcnow())
-            ownership.stage(session, tenant_id, user_id, "delete", [memory_id])
+            forget_item_rows(session, tenant_id, user_id, memory_id, reason=reason, actor=actor, at=at)
+            for other in also:
+                forget_item_rows(
+                    session,
+                    tenant_id,
+                    user_id,
+                    other,
+                    reason=f"with {memory_id}: {reason}",
+                    actor=actor,
+                    at=at,
+                )
+            rewrite_turn_texts(session, tenant_id, user_id, rewritten)
+            ownership.stage(session, tenant_id, user_id, "delete", [memory_id, *also])
         self._scrub()
 
     # the host runtime: ownership and the index outbox

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from actors.adapters.embedding import HashEmbedder
 from actors.app.service import UserMemoryService
-from actors.core.context import PREAMBLE, BUDGET_SPLIT, ENTRY_DELIMITER, HEADERS, fit, render_session_context
+from actors.core.context import BUDGET_SPLIT, ENTRY_DELIMITER, HEADERS, PREAMBLE, fit, render_session_context
 from actors.core.memory import MemoryItem
 from actors.core.slots import SLOTS
 from actors.store.sql.store import MemoryStore

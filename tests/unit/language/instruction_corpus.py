@@ -5,7 +5,8 @@ Each family has tuned templates (``TUNED``) — the ones the rules were checked 
 and held-out templates (``HELD_OUT``) written apart and only measured. ``SEEN`` was the first held-out set:
 its misses were looked at once (and fixed in general terms: "your replies" as the assistant's, the parts of
 an order clause), so it counts as tuned now, and ``HELD_OUT`` was written after that. The figures reported
-are those of the held-out part. ``payload`` is the text an instruction wants repeated: it must never reach the store.
+are those of the held-out part. ``payload`` is the text an instruction wants repeated: it must never reach
+the store.
 """
 
 from __future__ import annotations
@@ -226,6 +227,7 @@ def facts() -> list[Utterance]:
     }
     for lang, sets in sets_of.items():
         for held_out, templates in zip((False, True), sets, strict=True):
-            for (template, key), fill in itertools.product(templates, fills[:13] if lang == "en" else fills[13:]):
+            own = fills[:13] if lang == "en" else fills[13:]
+            for (template, key), fill in itertools.product(templates, own):
                 corpus.append(Utterance(template.format(**fill), lang, held_out, fill[key]))
     return corpus
