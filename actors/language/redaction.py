@@ -414,7 +414,8 @@ def neutralize_injection(text: str) -> Neutralized:
 # The test is grammatical (who acts), not a list of attack phrasings.
 
 _EN_FRAMING = re.compile(
-    r"^(?:(?:please|pls|plz|kindly|also|and|but|so|ok(?:ay)?|hey|hi|now|just|oh|then|alright|actually|to|"
+    r"^(?:(?:please|pls|plz|kindly|also|and|but|so|ok(?:ay)?|hey|hi|now|just|oh|then|alright|actually|"
+    r"to be (?:honest|precise|fair|clear|exact|frank|sure)|to|"
     r"always|never|ever|from now on|from here on(?: out)?|going forward|henceforth|hereafter|"
     r"in (?:the )?future|"
     r"for (?:all )?(?:the )?(?:future|rest of (?:our|this|the) (?:chats?|conversations?|sessions?))(?: \w+)?|"
