@@ -351,7 +351,7 @@ class GateEngine:
             # a statement against a frozen fact, made again: still not applied; each session counts
             for target in challenged:
                 self.frozen.review_if_contested(target)
-            return Outcome.of(item, "conflict", "restates a challenge to a frozen item; kept apart")
+            return Outcome.of(item, "conflict", "kept pending: restates a challenge to a frozen fact")
         return Outcome.of(item, "confirmed", "restatement of an existing memory")
 
     def _insert(self, cand: Candidate, now: datetime, actor: str) -> MemoryItem:

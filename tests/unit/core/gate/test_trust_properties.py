@@ -97,6 +97,7 @@ def test_no_freeze_without_confirmations_and_no_vital_flip_on_one_utterance(ops)
     gate = engine(clock=tick)
     gate.policy = gate.policy.model_copy(update={"unfreeze_window_seconds": WINDOW})
     ever_frozen: set[str] = set()
+    api_confirmed: set[str] = set()  # confirmed by the user through the API: that is a confirmation too
     for n, op in enumerate(ops):
         before = {
             i: (item.state, item.value, item.polarity, item.is_active, item.slot)
@@ -113,7 +114,11 @@ def test_no_freeze_without_confirmations_and_no_vital_flip_on_one_utterance(ops)
                 tick.advance(seconds=op[1])
                 gate.refreeze_due()
             elif gate.items:
-                _api(gate, op)
+                confirmed = _api(gate, op)
+                if kind.startswith("confirm"):
+                    api_confirmed.update(
+                        i for i, it in confirmed.upserted.items() if it.state is State.CONFIRMED
+                    )
         except (GateRejected, InvalidInput):
             gate.drain()
 
@@ -133,7 +138,8 @@ def test_no_freeze_without_confirmations_and_no_vital_flip_on_one_utterance(ops)
                 if changed and old[0] is not State.UNFROZEN and not challenger:
                     replacer = gate.items.get(item.superseded_by or "")
                     assert replacer is not None, f"vital {memory_id} {old} ended by {op} with no replacement"
-                    assert len(replacer.confirmed_sessions) >= 2, f"vital {memory_id} flipped by one {op}"
+                    confirmed = len(replacer.confirmed_sessions) >= 2 or replacer.memory_id in api_confirmed
+                    assert confirmed, f"vital {memory_id} flipped by one {op}"
         if kind in ("say", "recall"):
             window = timedelta(seconds=WINDOW)
             for item in gate.active():
