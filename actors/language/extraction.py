@@ -224,8 +224,20 @@ def _orders(sentence: Sentence) -> list[Clause]:
     return orders
 
 
-def _without_orders(sentences: list[Sentence], orders: list[list[Clause]]) -> str:
-    """The turn's words less every part addressed to the assistant."""
+def _without_orders(text: str, sentences: list[Sentence], orders: list[list[Clause]]) -> str:
+    """The turn's words less every part addressed to the assistant: cut out of the text as written, or,
+    where a part cannot be found in it as such (folded punctuation), the turn's other parts joined."""
+    for ordered in orders:
+        for clause in ordered:
+            for part, order in order_parts(clause.text):
+                if order and part not in text:
+                    return _other_parts(sentences, orders)
+                if order:
+                    text = text.replace(part, " ")
+    return " ".join(text.split())
+
+
+def _other_parts(sentences: list[Sentence], orders: list[list[Clause]]) -> str:
     kept: list[str] = []
     for sentence, ordered in zip(sentences, orders, strict=True):
         for clause in sentence.clauses:
@@ -383,7 +395,7 @@ class RuleExtractor:
         # a turn that gives the assistant an order keeps no turn text: its words stay out of the store
         orders = [[] if s.question else _orders(s) for s in sentences]
         # the turn text kept for recall holds none of the orders' words
-        turn_text = _without_orders(sentences, orders) if any(orders) else text
+        turn_text = _without_orders(text, sentences, orders) if any(orders) else text
         for sentence, sentence_orders in zip(sentences, orders, strict=True):
             forced = sentence.forced or carry_forced
             correction = sentence.correction or carry_correction
