@@ -10,6 +10,7 @@ reaches SQL with the next commit or ``flush_access``.
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -22,7 +23,7 @@ from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
 from actors.core.context import challenge_note, render_session_context, slot_template
-from actors.core.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput
+from actors.core.extraction import Extractor, Turn, make_extractor
 from actors.core.forgetting import plan_forgetting
 from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine, Outcome
@@ -33,7 +34,6 @@ from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
 from actors.core.records import CohortFeature
 from actors.core.slots import is_style
 from actors.core.style import canonical_style
-from actors.language.extraction import Extractor, Turn, make_extractor
 from actors.language.redaction import (
     Neutralized,
     addressed_to_assistant,
@@ -44,7 +44,9 @@ from actors.language.redaction import (
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore
 from schemas import api
+from schemas.api_tenant import ResolveAlertRequest
 from schemas.enums import AlertStatus, Layer, Polarity, State
+from schemas.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput, NotFound
 from schemas.settings import GatePolicy
 
 log = logging.getLogger(__name__)
@@ -119,7 +121,7 @@ class UserMemoryService:
         self._forget_derived()
         return engine
 
-    # ------------------------------------------------------------------ batch jobs (MaintenanceOperations)
+    # ------------------------------------------------------- batch jobs (maintenance.MaintenanceOperations)
 
     def consolidate(self) -> dict[str, int]:
         """One consolidation pass; what it did, by step (``actors.app.maintenance``)."""
@@ -172,6 +174,37 @@ class UserMemoryService:
         done = self._already_applied(request_id)
         if done is not None:
             return done
+        candidates, ignored, not_kept = self._extract(request)
+        return self._apply_candidates(candidates, ignored, request_id, not_kept)
+
+    def preview_turns(self, request: api.WriteTurnsRequest) -> api.TurnsPreview:
+        """What ``write_turns`` would do now, decided on a copy of the user's memory: nothing is committed,
+        and the user's memory (with what recall derived from it) is left as it was."""
+        candidates, ignored, _ = self._extract(request)
+        vectors = self._embed([c.content for c in candidates])
+        engine, view = self.engine, self._view
+        self.engine = copy.deepcopy(engine)
+        try:
+            outcomes, changes = self._decide(candidates, vectors)
+            decided = self.engine
+        finally:
+            self.engine, self._view = engine, view
+        return api.TurnsPreview(
+            user_id=self.user_id,
+            outcomes=[
+                api.PreviewOutcome(
+                    **self._outcome(o).model_dump(),
+                    memory=api.MemoryOut.model_validate(decided.get(o.memory_id)),
+                )
+                for o in outcomes
+            ],
+            alerts=[api.AlertOut.model_validate(a) for a in changes.alerts],
+            ignored_turns=ignored,
+        )
+
+    def _extract(self, request: api.WriteTurnsRequest) -> tuple[list[Candidate], int, list[api.NotKept]]:
+        """The candidates extraction proposes from the turns, how many turns proposed none, and which turns
+        gave the assistant an order (not kept in their words)."""
         candidates: list[Candidate] = []
         not_kept: list[api.NotKept] = []
         ignored = 0
@@ -190,7 +223,7 @@ class UserMemoryService:
                 candidates.extend(found)
                 if turn.role == "user" and addressed_to_assistant(turn.text):
                     not_kept.append(api.NotKept(dialog_id=turn.dialog_id, detail=NOT_AN_INSTRUCTION))
-        return self._apply_candidates(candidates, request_id, ignored, not_kept)
+        return candidates, ignored, not_kept
 
     def write_memory(self, request: api.WriteMemoryRequest, request_id: str | None = None) -> api.WriteResult:
         done = self._already_applied(request_id)
@@ -221,13 +254,13 @@ class UserMemoryService:
             forced=request.remember,
             write_score=max(request.importance, 0.9 if request.remember else 0.0),
         )
-        return self._apply_candidates([cand], request_id, 0)
+        return self._apply_candidates([cand], 0, request_id)
 
     def _apply_candidates(
         self,
         candidates: list[Candidate],
-        request_id: str | None,
         ignored: int,
+        request_id: str | None,
         not_kept: Sequence[api.NotKept] = (),
     ) -> api.WriteResult:
         vectors = self._embed([c.content for c in candidates])
@@ -342,15 +375,20 @@ class UserMemoryService:
     ) -> api.WriteResult:
         return api.WriteResult(
             user_id=self.user_id,
-            outcomes=[
-                api.WriteOutcome(
-                    memory_id=o.memory_id, action=o.action, state=o.state, layer=o.layer, detail=o.detail
-                )
-                for o in outcomes
-            ],
+            outcomes=[self._outcome(o) for o in outcomes],
             alerts=[api.AlertOut.model_validate(a) for a in alerts],
             ignored_turns=ignored,
             not_kept=list(not_kept),
+        )
+
+    @staticmethod
+    def _outcome(outcome: Outcome) -> api.WriteOutcome:
+        return api.WriteOutcome(
+            memory_id=outcome.memory_id,
+            action=outcome.action,
+            state=outcome.state,
+            layer=outcome.layer,
+            detail=outcome.detail,
         )
 
     # ------------------------------------------------------------------ recall and sessions
@@ -527,6 +565,22 @@ class UserMemoryService:
     def alerts(self, status: AlertStatus | None = AlertStatus.OPEN) -> api.AlertList:
         found = self.store.alerts(self.tenant_id, self.user_id, status)
         return api.AlertList(alerts=[api.AlertOut.model_validate(a) for a in found])
+
+    def resolve_alert(
+        self, alert_id: str, request: ResolveAlertRequest, actor: str = "operator"
+    ) -> api.AlertOut:
+        """Close the user's alert with an audit entry (on the alert's memory, so the item's trail shows
+        who did it and why), committed under the user's fence like any change; resolving a resolved alert
+        records nothing new."""
+        found = [a for a in self.store.alerts(self.tenant_id, self.user_id, None) if a.alert_id == alert_id]
+        if not found:
+            raise NotFound(f"alert {alert_id} not found")
+        alert = found[0]
+        if alert.status is AlertStatus.OPEN:
+            changes = self.engine.resolve_alert(alert, reason=request.reason, actor=actor)
+            alert = changes.alerts[0]
+            self._commit(changes)
+        return api.AlertOut.model_validate(alert)
 
     # ------------------------------------------------------------------ reads for recall and the jobs
 

@@ -25,12 +25,13 @@ from typing import cast
 
 from actors.core.memory import MemoryItem
 from actors.core.records import CohortFeature, SessionContextSnapshot
-from actors.core.slots import MEMBER_SLOTS, SLOTS, is_style, spec
+from actors.core.slots import MEMBER_SLOTS, is_style, spec
 from actors.core.style import canonical_style
 from actors.language.lexicon import surface_form
 from actors.language.redaction import addressed_to_assistant
 from schemas.enums import Kind, Layer, Polarity, State
 from schemas.settings import GatePolicy
+from schemas.slots import SLOTS
 
 BUDGET_SPLIT = {"core": 0.35, "profile": 0.40, "recent": 0.20, "state": 0.05}
 #: the first line of every rendered context: what follows is the user's data, not instructions

@@ -15,7 +15,6 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.orm import Session
 
-from actors.core.errors import NotFound
 from actors.core.memory import MemoryItem
 from actors.store.sql.mapping import item_columns
 from actors.store.sql.tables import (
@@ -27,6 +26,7 @@ from actors.store.sql.tables import (
     SessionSnapshotRow,
     TombstoneRow,
 )
+from schemas.errors import NotFound
 
 REDACTED = {"redacted": True}
 _NO_SYNC = {"synchronize_session": False}  # bulk statements on rows this session never loaded

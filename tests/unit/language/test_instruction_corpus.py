@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 import pytest
 
 from actors.core.context import render_session_context
+from actors.core.extraction import Turn, make_extractor
 from actors.core.memory import MemoryItem
-from actors.language.extraction import Turn, make_extractor
 from actors.language.packs import packs
 from actors.language.redaction import addressed_to_assistant
 from actors.language.segments import segment

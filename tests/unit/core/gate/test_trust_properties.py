@@ -16,9 +16,9 @@ from datetime import timedelta
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from actors.core.errors import GateRejected, InvalidInput
 from actors.core.slots import is_vital, is_withdrawal
 from schemas.enums import Kind, Polarity, State
+from schemas.errors import GateRejected, InvalidInput
 from tests.unit.core.gate.helpers import Clock, cand, engine
 
 SLOTS = [

@@ -5,7 +5,7 @@ import json
 import re
 
 from schemas.ids import USER_ID_PATTERN
-from serve.sdk.hermes_memory_provider.config import CONFIG_FILE, ProviderSettings, memory_user_id, safe_id
+from sdk.hermes_memory_provider.config import CONFIG_FILE, ProviderSettings, memory_user_id, safe_id
 
 
 def test_scope_order_is_user_then_gateway_session_then_profile():
