@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from schemas.api import Reason
 from schemas.enums import Layer
+from schemas.ids import UserId
 from schemas.settings import GatePolicy
 
 #: longest user search string (the user-id length)
@@ -52,3 +53,56 @@ class ResolveAlertRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     reason: Reason = Field("", description="why it is resolved; kept in the audit trail")
+
+
+#: the longest overlap or grace a key change may give (a week): long enough to roll out, short enough to end
+MAX_KEY_OVERLAP_SECONDS = 7 * 24 * 3600
+
+
+class MintUserKeyRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: UserId = Field(description="the one user the key reaches")
+    label: str = Field("", max_length=200, description="a name for the key, for listing")
+
+
+class ApiKeyOut(BaseModel):
+    """A further key of the tenant as listed (never the key itself)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    key_id: str
+    #: None: a tenant-wide key (a rotated-out primary key during its overlap)
+    user_id: str | None
+    label: str
+    created_at: datetime
+    #: the key stops working at this time; None: until revoked
+    expires_at: datetime | None
+
+
+class ApiKeyMinted(ApiKeyOut):
+    #: the plaintext key, shown once: only its hash is stored
+    api_key: str
+
+
+class ApiKeyList(BaseModel):
+    keys: list[ApiKeyOut]
+
+
+class RotateKeyRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    overlap_seconds: float = Field(
+        300.0,
+        ge=0,
+        le=MAX_KEY_OVERLAP_SECONDS,
+        description="how long the old key keeps working beside the new one (0: it stops now)",
+    )
+
+
+class KeyRotated(BaseModel):
+    tenant_id: str
+    #: the new primary key, shown once
+    api_key: str
+    #: when the previous key stops working
+    previous_key_expires_at: datetime

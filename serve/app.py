@@ -49,7 +49,7 @@ from schemas.enums import Layer, State
 from schemas.settings import HermesSettings
 from serve.errors import BodySizeLimit, install_error_handlers
 from serve.gateway import AlertFilter, Gateway
-from serve.routes import admin, alert_review, alerts, console, memories, recall, sessions, tenant, users
+from serve.routes import admin, alert_review, alerts, console, keys, memories, recall, sessions, tenant, users
 from serve.telemetry import TraceRequests
 
 DEPLOYMENT_NAME = "HermesMemory"
@@ -69,6 +69,7 @@ def create_fastapi_app() -> FastAPI:
         app.include_router(module.router)
     app.include_router(users.router)
     app.include_router(tenant.router)
+    app.include_router(keys.router)
     app.include_router(alert_review.router)
     app.include_router(console.router)
     install_error_handlers(app)
@@ -86,8 +87,8 @@ class HermesMemory:
     def __init__(self, settings_json: str):
         self.gateway = Gateway.connect(HermesSettings.model_validate_json(settings_json))
 
-    async def _tenant(self, api_key: str) -> str:
-        return await self.gateway.auth.tenant_for(api_key)
+    async def _tenant(self, api_key: str, user_id: str) -> str:
+        return await self.gateway.auth.tenant_for(api_key, user_id)
 
     async def write_turns(
         self,
@@ -96,7 +97,9 @@ class HermesMemory:
         request: WriteTurnsRequest | dict,
         idempotency_key: str | None = None,
     ) -> WriteResult:
-        return await self.gateway.write_turns(await self._tenant(api_key), user_id, request, idempotency_key)
+        return await self.gateway.write_turns(
+            await self._tenant(api_key, user_id), user_id, request, idempotency_key
+        )
 
     async def write_memory(
         self,
@@ -105,15 +108,17 @@ class HermesMemory:
         request: WriteMemoryRequest | dict,
         idempotency_key: str | None = None,
     ) -> WriteResult:
-        return await self.gateway.write_memory(await self._tenant(api_key), user_id, request, idempotency_key)
+        return await self.gateway.write_memory(
+            await self._tenant(api_key, user_id), user_id, request, idempotency_key
+        )
 
     async def recall(self, api_key: str, user_id: str, request: RecallRequest | dict) -> RecallResponse:
-        return await self.gateway.recall(await self._tenant(api_key), user_id, request)
+        return await self.gateway.recall(await self._tenant(api_key, user_id), user_id, request)
 
     async def start_session(
         self, api_key: str, user_id: str, request: StartSessionRequest | dict
     ) -> SessionContext:
-        return await self.gateway.start_session(await self._tenant(api_key), user_id, request)
+        return await self.gateway.start_session(await self._tenant(api_key, user_id), user_id, request)
 
     async def list_memories(
         self,
@@ -125,42 +130,42 @@ class HermesMemory:
         offset: int = 0,
     ) -> MemoryList:
         return await self.gateway.list_memories(
-            await self._tenant(api_key), user_id, layer, state, limit, offset
+            await self._tenant(api_key, user_id), user_id, layer, state, limit, offset
         )
 
     async def get_memory(self, api_key: str, user_id: str, memory_id: str) -> MemoryDetail:
-        return await self.gateway.get_memory(await self._tenant(api_key), user_id, memory_id)
+        return await self.gateway.get_memory(await self._tenant(api_key, user_id), user_id, memory_id)
 
     async def confirm(
         self, api_key: str, user_id: str, memory_id: str, request: ConfirmRequest | dict | None = None
     ) -> MemoryOut:
-        return await self.gateway.confirm(await self._tenant(api_key), user_id, memory_id, request)
+        return await self.gateway.confirm(await self._tenant(api_key, user_id), user_id, memory_id, request)
 
     async def freeze(
         self, api_key: str, user_id: str, memory_id: str, request: FreezeRequest | dict
     ) -> MemoryOut:
-        return await self.gateway.freeze(await self._tenant(api_key), user_id, memory_id, request)
+        return await self.gateway.freeze(await self._tenant(api_key, user_id), user_id, memory_id, request)
 
     async def unfreeze(
         self, api_key: str, user_id: str, memory_id: str, request: UnfreezeRequest | dict
     ) -> MemoryOut:
-        return await self.gateway.unfreeze(await self._tenant(api_key), user_id, memory_id, request)
+        return await self.gateway.unfreeze(await self._tenant(api_key, user_id), user_id, memory_id, request)
 
     async def forget(
         self, api_key: str, user_id: str, memory_id: str, request: ForgetRequest | dict | None = None
     ) -> ForgetResult:
-        return await self.gateway.forget(await self._tenant(api_key), user_id, memory_id, request)
+        return await self.gateway.forget(await self._tenant(api_key, user_id), user_id, memory_id, request)
 
     async def erase_user(
         self, api_key: str, user_id: str, request: EraseRequest | dict | None = None
     ) -> EraseResult:
-        return await self.gateway.erase_user(await self._tenant(api_key), user_id, request)
+        return await self.gateway.erase_user(await self._tenant(api_key, user_id), user_id, request)
 
     async def alerts(self, api_key: str, user_id: str, status: AlertFilter = "open") -> AlertList:
-        return await self.gateway.alerts(await self._tenant(api_key), user_id, status)
+        return await self.gateway.alerts(await self._tenant(api_key, user_id), user_id, status)
 
     async def profile(self, api_key: str, user_id: str) -> UserProfile:
-        return await self.gateway.profile(await self._tenant(api_key), user_id)
+        return await self.gateway.profile(await self._tenant(api_key, user_id), user_id)
 
     async def create_tenant(self, admin_key: str, request: CreateTenantRequest | dict) -> TenantCreated:
         return await self.gateway.create_tenant(admin_key, request)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from actors.core.errors import HermesError
+from actors.store.sql.tenants import KeyGrant
 from schemas.settings import HermesSettings
 
 if TYPE_CHECKING:  # imported where used: see above
@@ -159,7 +160,7 @@ class LocalStack:
         store = self._store
         assert store is not None, "the stack is not started"
         known = self.paths.demo_key_file.read_text().strip() if self.paths.demo_key_file.exists() else ""
-        if known and store.authenticate(known) == DEMO_TENANT:
+        if known and store.authenticate(known) == KeyGrant(DEMO_TENANT):
             return None
         if DEMO_TENANT in store.tenant_ids():
             key = store.rotate_key(DEMO_TENANT)
