@@ -577,20 +577,22 @@ def test_extract_never_raises_and_never_leaks(text: str) -> None:
 )
 @given(text=long_texts())
 def test_extract_handles_long_turns(text: str) -> None:
-    started = time.perf_counter()
+    # CPU time, not wall time, so a busy machine cannot fail it: this guards against runaway regex
+    # backtracking (which would take minutes), not speed (tests/bench measures that)
+    started = time.process_time()
     found = extract(text[:20_000])
-    assert time.perf_counter() - started < 5.0
+    assert time.process_time() - started < 5.0
     assert all(not luhn_valid_card_in(c.content) and not SK_KEY.search(c.content) for c in found)
 
 
-# --- LoCoMo: coverage and throughput --------------------------------------------------------------
+# --- LoCoMo: coverage (throughput is printed; tests/bench measures speed) ------------------------------
 
 LOCOMO = Path(__file__).resolve().parents[4] / "shared" / "data" / "locomo" / "locomo_dev.json"
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not LOCOMO.exists(), reason="LoCoMo dev file not present")
-def test_locomo_coverage_and_throughput() -> None:
+def test_locomo_coverage() -> None:
     turns = [
         Turn(text=t["text"], session_id=f"{conv['sample_id']}:{key}", dialog_id=t["dia_id"])
         for conv in json.loads(LOCOMO.read_text())
@@ -604,6 +606,5 @@ def test_locomo_coverage_and_throughput() -> None:
     covered = sum(1 for r in results if r) / len(turns)
     print(f"LoCoMo: {len(turns)} turns, {len(turns) / elapsed:.0f} turns/s, {covered:.1%} give >=1 candidate")
     assert 0.3 <= covered <= 0.9  # ordinary conversation is remembered; greetings and questions are not
-    assert len(turns) / elapsed > 200
     questions = [r for t, r in zip(turns, results, strict=True) if re.fullmatch(r"[^.!?]+\?", t.text.strip())]
     assert questions and all(not r for r in questions)
