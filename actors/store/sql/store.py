@@ -48,6 +48,7 @@ from actors.store.sql.tenants import (
     new_key_id,
     tenant_named_by,
 )
+from actors.store.sql.transfer import TransferRecords
 from schemas.enums import ACTIVE_STATES, HISTORY_STATES, AlertStatus, Layer, State
 from schemas.ids import check_tenant_id, check_user_id
 from schemas.settings import GatePolicy, HermesSettings
@@ -82,6 +83,8 @@ class MemoryStore:
         self._default_policy = default_policy or GatePolicy()
         #: the batch jobs' leases, profile digests, cohort features, runs and index bookkeeping
         self.jobs = JobRecords(self._reading, self._writing, self._items)
+        #: a user's rows read for export and added by import (``actors.store.sql.transfer``)
+        self.transfer = TransferRecords(self._reading, self._writing, self._items)
 
     @classmethod
     def from_settings(cls, settings: HermesSettings) -> Self:
