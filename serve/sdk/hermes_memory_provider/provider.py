@@ -101,7 +101,11 @@ class HermesMemoryProvider(MemoryProvider):
         context = kwargs.get("agent_context") or "primary"
         self._writes = context not in READ_ONLY_CONTEXTS and kwargs.get("platform") != "cron"
         if not self._settings.configured:
-            log.warning("Hermes Memory: no URL or API key configured; the provider stays inactive")
+            log.warning(
+                "Hermes Memory: %s not set (in the environment or $HERMES_HOME/.env); the provider stays "
+                "inactive",
+                " and ".join(self._settings.missing()),
+            )
             return
         self._client = HermesClient(
             self._settings.url, self._settings.api_key, timeout=self._settings.timeout, retry=_RETRY
