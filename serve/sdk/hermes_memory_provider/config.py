@@ -109,9 +109,7 @@ def read_env_file(path: Path) -> dict[str, str]:
     return found
 
 
-def check_connection(
-    url: str, api_key: str, timeout: float = 5.0, transport: Any = None
-) -> tuple[bool, str]:
+def check_connection(url: str, api_key: str, timeout: float = 5.0, transport: Any = None) -> tuple[bool, str]:
     """Whether the service answers at ``url`` and accepts ``api_key``, with a sentence saying so
     (``transport``: an ``httpx`` transport, for tests)."""
     import httpx
@@ -127,7 +125,10 @@ def check_connection(
     if answer.status_code == 200:
         return True, f"{base} accepted the tenant key of {answer.json().get('tenant_id', '?')!r}"
     if answer.status_code == 403 and "bound to user" in answer.text:
-        return False, "this key reaches one user only; the provider serves every Hermes user: use a tenant key"
+        return (
+            False,
+            "this key reaches one user only; the provider serves every Hermes user: use a tenant key",
+        )
     if answer.status_code == 401:
         return False, f"{base} refused the API key (HERMES_MEMORY_API_KEY): check it, or mint a new one"
     return False, f"{base} answered {answer.status_code}: {answer.text[:200]}"

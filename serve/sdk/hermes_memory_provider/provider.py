@@ -403,6 +403,17 @@ class HermesMemoryProvider(MemoryProvider):
     def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
         ProviderSettings.save(values, hermes_home)
 
+    def post_setup(self, hermes_home: str, config: dict[str, Any]) -> None:
+        """``hermes memory setup``: ask for the URL and key, try them, save them, select this provider."""
+        from hermes_memory_provider.setup import run_setup
+
+        if run_setup(hermes_home):
+            from hermes_cli.config import save_config
+
+            config.setdefault("memory", {})["provider"] = NAME
+            save_config(config)
+            print(f"  Memory provider: {NAME} (start a new session to activate)")
+
 
 class _Tool:
     def __init__(self, run: Any, writes: bool):

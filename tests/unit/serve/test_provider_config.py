@@ -110,3 +110,38 @@ def test_an_unreachable_url_is_said_so():
 
     ok, message = check_connection("http://nowhere:1", "hm_t_key", transport=httpx.MockTransport(refuse))
     assert not ok and message.startswith("cannot reach http://nowhere:1")
+
+
+def test_setup_saves_only_a_url_and_key_that_work(tmp_path, monkeypatch):
+    from serve.sdk.hermes_memory_provider import setup
+
+    for name in ("HERMES_MEMORY_URL", "HERMES_MEMORY_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / ".env").write_text("OPENAI_API_KEY=sk-keep\nHERMES_MEMORY_API_KEY=hm_t_old\n")
+    tried = []
+
+    def fake_check(url, api_key, timeout):
+        tried.append((url, api_key))
+        return api_key == "hm_t_key", "fine" if api_key == "hm_t_key" else "refused"
+
+    monkeypatch.setattr(setup, "check_connection", fake_check)
+    said = []
+    urls = iter(["http://svc:8000", ""])
+    keys = iter(["hm_t_wrong", "hm_t_key"])
+    assert setup.run_setup(tmp_path, lambda _: next(urls), lambda _: next(keys), said.append)
+    assert tried == [("http://svc:8000", "hm_t_wrong"), ("http://svc:8000", "hm_t_key")]
+    assert any("not working: refused" in line for line in said)
+    env = read_env_file(tmp_path / ".env")
+    assert env == {
+        "OPENAI_API_KEY": "sk-keep",
+        "HERMES_MEMORY_API_KEY": "hm_t_key",
+        "HERMES_MEMORY_URL": "http://svc:8000",
+    }
+    assert (tmp_path / ".env").stat().st_mode & 0o777 == 0o600
+    assert "hm_t_key" not in (tmp_path / CONFIG_FILE).read_text()
+
+    failing = tmp_path / "other"
+    failing.mkdir()
+    monkeypatch.setattr(setup, "check_connection", lambda *a, **k: (False, "cannot reach"))
+    assert not setup.run_setup(failing, lambda _: "", lambda _: "hm_t_x", said.append)
+    assert not (failing / ".env").exists() and not (failing / CONFIG_FILE).exists()
