@@ -30,13 +30,13 @@ from sqlalchemy.pool import NullPool
 
 from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, inject_context, span
-from actors.app.operations import MaintenanceOperations
+from actors.app.maintenance import MaintenanceOperations
 from actors.app.service import UserMemoryService
-from actors.core.errors import HermesError, InvalidInput, OwnershipLost, StoreUnavailable
 from actors.core.memory import MemoryItem
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tables import MemoryItemRow
 from schemas.enums import ACTIVE_STATES, Layer
+from schemas.errors import InvalidInput, OwnershipLost, StoreUnavailable, UserBusy
 from schemas.ids import check_tenant_id
 from schemas.settings import GatePolicy, HermesSettings
 
@@ -153,10 +153,6 @@ class UserOutcome:
     result: Any
     #: the user's active items after the operation
     active: list[MemoryItem]
-
-
-class UserBusy(HermesError):
-    """Another job holds the user's lease."""
 
 
 class UserRunner:

@@ -25,7 +25,6 @@ from typing import Any
 
 import ray
 
-from actors.core.errors import HermesError
 from actors.core.gate.maintenance import ConsolidationCounts
 from actors.core.memory import utcnow
 from actors.store.sql.store import MemoryStore
@@ -42,6 +41,7 @@ from jobs.common import (
     traced_batch,
     users_with_items,
 )
+from schemas.errors import HermesError
 from schemas.settings import HermesSettings
 
 log = logging.getLogger("hermes.jobs.consolidate")

@@ -21,7 +21,6 @@ from typing import Any
 
 import ray
 
-from actors.core.errors import InvalidInput
 from actors.core.records import CohortFeature
 from actors.store.sql.store import MemoryStore
 from jobs import defaults, profiles
@@ -37,6 +36,7 @@ from jobs.common import (
     users_with_items,
 )
 from schemas.enums import Polarity
+from schemas.errors import InvalidInput
 from schemas.settings import HermesSettings
 
 JOB = "group-profiles"

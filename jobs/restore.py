@@ -27,7 +27,6 @@ import ray
 
 from actors.adapters.embedding import make_embedder
 from actors.app.service import as_vector
-from actors.core.errors import HermesError
 from actors.core.memory import MemoryItem, utcnow
 from actors.store.sql.store import MemoryStore
 from jobs import defaults
@@ -43,6 +42,7 @@ from jobs.common import (
     traced_batch,
     users_with_items,
 )
+from schemas.errors import HermesError
 from schemas.settings import HermesSettings
 
 JOB = "restore"

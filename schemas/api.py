@@ -200,6 +200,20 @@ class WriteResult(BaseModel):
     ignored_turns: int
 
 
+class PreviewOutcome(WriteOutcome):
+    #: the memory as the write would leave it (its id is only a placeholder when ``action`` is "created")
+    memory: MemoryOut
+
+
+class TurnsPreview(BaseModel):
+    """What writing the turns would do, as the write would answer it; nothing of it is stored."""
+
+    user_id: str
+    outcomes: list[PreviewOutcome]
+    alerts: list[AlertOut]
+    ignored_turns: int
+
+
 class ScoreBreakdown(BaseModel):
     #: the semantic route's score (0 when it did not find the memory)
     semantic: float

@@ -5,14 +5,12 @@ Keys are checked by ``MemoryStore.authenticate`` (hashed lookup, constant-time c
 a ``KeyGrant``: the tenant, and the one user the key is bound to (a per-user key) or None (a tenant key).
 The answer is kept for ``KEY_CACHE_SECONDS`` per replica (by the key's digest, never the key), so the hot
 path does not query SQL on every request; a rotated, expired or revoked key stops working within that time.
-Every door asks ``caller_for(key, user_id)`` with the user the call names: a per-user key naming another
+Every door asks ``tenant_for(key, user_id)`` with the user the call names: a per-user key naming another
 user, or a tenant-wide operation (``user_id`` None), is refused. The admin key comes from
 ``settings.admin_key``; when it is empty the admin endpoints are disabled for everyone.
 
-    HermesError (actors.core.errors)
-    ├── Unauthorized     no key, or a key no tenant owns (HTTP 401)
-    └── Forbidden        admin endpoints disabled, a wrong admin key, or a per-user key used beyond its
-                         user (HTTP 403)
+It raises ``Unauthorized`` (no key, or a key no tenant owns) and ``Forbidden`` (admin endpoints disabled,
+a wrong admin key, or a per-user key used beyond its user), of ``schemas.errors``.
 """
 
 import asyncio
@@ -21,9 +19,9 @@ import hmac
 import time
 from collections.abc import Callable
 
-from actors.core.errors import HermesError
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tenants import KeyGrant
+from schemas.errors import Forbidden, Unauthorized
 
 #: keys longer than this are refused before any hashing or SQL
 MAX_KEY_CHARS = 256
@@ -31,14 +29,6 @@ MAX_KEY_CHARS = 256
 KEY_CACHE_SECONDS = 5.0
 #: most keys remembered per replica
 KEY_CACHE_SIZE = 10_000
-
-
-class Unauthorized(HermesError):
-    status_code = 401
-
-
-class Forbidden(HermesError):
-    status_code = 403
 
 
 class Authenticator:

@@ -1,10 +1,10 @@
 """The Python client for the Hermes Memory HTTP API: synchronous (``HermesClient``) and asynchronous
 (``AsyncHermesClient``), over httpx, typed with the API models of ``schemas.api``.
 
-Methods mirror the deployment-handle methods of ``serve.app.HermesMemory`` one for one (the user operations
-of ``actors.app.operations`` and ``create_tenant``), minus the API key, which the client holds and sends as
-``X-API-Key``; code moves between in-cluster and remote by swapping
-``await handle.recall.remote(key, "u1", req)`` for ``client.recall("u1", req)``::
+One method per user command of the service (``actors.app.commands``: ``Recall`` is ``recall``,
+``PreviewTurns`` is ``preview_turns``), each the description of its HTTP request, plus ``create_tenant``;
+the client holds the API key and sends it as ``X-API-Key``. In-cluster code runs the same command through the
+Serve handle: ``client.recall("u1", req)`` is ``handle.run.remote(key, "u1", Recall(request=req))``::
 
     with HermesClient("http://127.0.0.1:8000", api_key) as hermes:
         hermes.write_turns("u1", {"session_id": "s1", "turns": [{"text": "I'm allergic to peanuts",
@@ -25,14 +25,14 @@ Retries (``RetryPolicy``; the default makes 4 attempts):
 * A request that never reached the server (connection refused, connect timeout) is retried on every
   method. One that may have been applied (read timeout, dropped connection, another 5xx such as the 500
   Serve's proxy answers when a replica dies mid-request) is retried only where repeating it is harmless:
-  reads, recall, sessions, forget, and the two writes.
+  reads, recall, sessions, previews, forget, and the two writes.
 * Writes (``write_turns``, ``write_memory``) always carry an ``Idempotency-Key``: the caller's, else one
   the client makes; every retry of the call sends the same key, so the server applies it once.
 * Between attempts: the ``Retry-After`` if given, else exponential backoff with jitter.
 
-Exceptions — everything the client raises derives from ``HermesError``:
+Exceptions — everything the client raises derives from ``HermesClientError``:
 
-* ``HermesError``
+* ``HermesClientError``
     * ``HermesConnectionError``: no HTTP answer after the retries (refused, reset, DNS)
         * ``HermesTimeout``: the last attempt timed out
     * ``HermesHTTPError``: a non-2xx answer; ``status``, the server's ``error`` name and ``detail``,
@@ -77,6 +77,7 @@ from schemas.api import (
     SessionContext,
     StartSessionRequest,
     TenantCreated,
+    TurnsPreview,
     UnfreezeRequest,
     UserProfile,
     WriteMemoryRequest,
@@ -92,11 +93,11 @@ AlertFilter = Literal["open", "resolved", "all"]
 # ------------------------------------------------------------------------------------------- errors
 
 
-class HermesError(Exception):
+class HermesClientError(Exception):
     """Base of every exception the client raises."""
 
 
-class HermesConnectionError(HermesError):
+class HermesConnectionError(HermesClientError):
     """No HTTP answer after the retries: the service is unreachable or dropped the connection."""
 
 
@@ -104,7 +105,7 @@ class HermesTimeout(HermesConnectionError):
     """The last attempt timed out."""
 
 
-class HermesHTTPError(HermesError):
+class HermesHTTPError(HermesClientError):
     """A non-2xx answer: ``status``, the server's ``error`` name and ``detail``, and ``retry_after`` (s)."""
 
     def __init__(self, status: int, error: str, detail: str, retry_after: float | None = None):
@@ -313,6 +314,10 @@ class _Operations:
         self, user_id: str, request: WriteTurnsRequest | dict, idempotency_key: str | None = None
     ) -> WriteResult:
         return self._send(_write(_user(user_id, "/turns"), WriteResult, request, idempotency_key))
+
+    def preview_turns(self, user_id: str, request: WriteTurnsRequest | dict) -> TurnsPreview:
+        """What ``write_turns`` would store, without storing anything."""
+        return self._send(_Call("POST", _user(user_id, "/turns:preview"), TurnsPreview, request))
 
     def write_memory(
         self, user_id: str, request: WriteMemoryRequest | dict, idempotency_key: str | None = None

@@ -1,11 +1,11 @@
 """Every error → HTTP mapping, in one place. Bodies are always ``ErrorBody(error, detail)``.
 
-* ``HermesError`` → its ``status_code`` (404 not found, 409 gate refusal or lock conflict, 422 invalid
-  input, 401/403 auth, 429 quota); those carrying ``retry_after_seconds`` (``StoreUnavailable`` → 503, the
-  rate limit → 429) also send ``Retry-After``.
-* ``InvalidIdentifier`` (an id outside its safe alphabet) and request validation → 422, one line per
-  problem (``body.turns.0.text: String should have at most 8000 characters``); input values are not
-  echoed, except the first 64 characters of a rejected identifier.
+* ``HermesError`` and its tree (``schemas.errors``, which draws every class with its status) → the class's
+  ``status_code``; the ``error`` field is the class name in snake case (``invalid_identifier``); those
+  carrying ``retry_after_seconds`` (``StoreUnavailable`` → 503, ``RateLimited`` → 429) also send
+  ``Retry-After``. A rejected identifier echoes at most its first 64 characters.
+* Request validation → 422, one line per problem (``body.turns.0.text: String should have at most 8000
+  characters``); input values are not echoed.
 * A user host still down after the router's retries → 503 with ``Retry-After``.
 * Anything else → 500 with a generic message (the traceback goes to the log, not to the caller).
 * Starlette's own HTTP errors (unknown route 404, 405) keep their status.
@@ -24,9 +24,8 @@ from ray.exceptions import RayActorError, RayTaskError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from actors.core.errors import HermesError
 from schemas.api import ErrorBody
-from schemas.ids import InvalidIdentifier
+from schemas.errors import HermesError
 
 log = logging.getLogger(__name__)
 
@@ -70,10 +69,6 @@ async def _on_hermes_error(_: Request, exc: Exception) -> JSONResponse:
     return hermes_error_response(cause)
 
 
-async def _on_invalid_identifier(_: Request, exc: Exception) -> JSONResponse:
-    return _body(422, "invalid_identifier", str(exc))
-
-
 async def _on_validation_error(_: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
     return _body(422, "invalid_request", validation_detail(exc))
@@ -97,7 +92,6 @@ async def _on_unexpected(_: Request, exc: Exception) -> JSONResponse:
 
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(HermesError, _on_hermes_error)
-    app.add_exception_handler(InvalidIdentifier, _on_invalid_identifier)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
     app.add_exception_handler(HTTPException, _on_http_error)
     app.add_exception_handler(RayActorError, _on_actor_unavailable)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from actors.core.errors import InvalidInput
+from schemas.errors import InvalidInput
 
 EXTRACTORS = "hermes_memory.extractors"
 EMBEDDERS = "hermes_memory.embedders"

@@ -18,9 +18,9 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from actors.core.errors import HermesError
 from jobs.cli import add_job_commands
-from schemas.ids import InvalidIdentifier, check_tenant_id
+from schemas.errors import HermesError
+from schemas.ids import check_tenant_id
 from schemas.settings import HermesSettings
 from serve.local import stack
 
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return args.run(args)
-    except (HermesError, InvalidIdentifier) as exc:
+    except HermesError as exc:
         print(f"hermes-memory: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

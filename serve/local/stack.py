@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from actors.core.errors import HermesError
 from actors.store.sql.tenants import KeyGrant
+from schemas.errors import StackAlreadyRunning, StackStartFailed
 from schemas.settings import HermesSettings
 
 if TYPE_CHECKING:  # imported where used: see above
@@ -35,18 +35,6 @@ APP_NAME = "hermes"
 DEMO_TENANT = "demo"
 HEALTH_PATH = "/healthz"
 TRACING_HOOK = "serve.telemetry:ray_startup_hook"
-
-
-class StackError(HermesError):
-    pass
-
-
-class StackAlreadyRunning(StackError):
-    pass
-
-
-class StackStartFailed(StackError):
-    pass
 
 
 @dataclass(frozen=True)

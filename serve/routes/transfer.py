@@ -2,9 +2,9 @@
 
 Export streams from SQL in pages as it is read; a per-user key may export its own user. Import takes a
 JSON Lines body (at most the request body limit: a larger file is sent in parts, which is safe because an
-import adds only what is missing) and hands each user's records to that user's host, so they are committed
-under its fence like any write. Import needs a tenant key: it writes states and layers the gates did not
-decide, which is an operator's act, not an agent's.
+import adds only what is missing) and hands each user's records to that user's host as ``ImportRecords``
+commands, so they are committed under its fence like any write. Import needs a tenant key: it writes
+states and layers the gates did not decide, which is an operator's act, not an agent's.
 """
 
 import json
@@ -15,8 +15,8 @@ from fastapi import APIRouter, Depends, Header, Request
 from fastapi.responses import StreamingResponse
 from pydantic import ValidationError
 
-from actors.app.transfer import export_lines
-from actors.core.errors import InvalidInput
+from actors.app.commands import ImportRecords
+from schemas.errors import Forbidden, InvalidInput
 from schemas.transfer import (
     LINE,
     MAX_LINE_BYTES,
@@ -27,13 +27,12 @@ from schemas.transfer import (
     ImportResult,
     ImportSummary,
     UserRecord,
-    exported_line,
 )
-from serve.routes.deps import GatewayDep, UserIdPath
-from serve.routes.views import AdmittedTenantDep, StoreDep
+from serve.gateway import Gateway
+from serve.routes.deps import GatewayDep, TenantDep, UserIdPath
 
 router = APIRouter(prefix="/v1", tags=["export"])
-#: records per call to a user's host
+#: records per command to a user's host
 IMPORT_BATCH = 2000
 
 
@@ -41,23 +40,19 @@ async def tenant_key_only(
     gateway: GatewayDep, api_key: Annotated[str | None, Header(alias="X-API-Key")] = None
 ) -> str:
     """The caller's tenant, for a tenant key only (a per-user key is refused, even on its own user)."""
-    tenant = await gateway.auth.tenant_for(api_key, None)
-    await gateway.quotas.admit_tenant_view(tenant)
-    return tenant
+    grant = await gateway.auth.grant_for(api_key)
+    if grant.user_id is not None:
+        raise Forbidden(f"this API key is bound to user {grant.user_id!r}: importing needs a tenant key")
+    return grant.tenant_id
 
 
 TenantKeyDep = Annotated[str, Depends(tenant_key_only)]
 
 
-def _stream(lines: Iterator) -> Iterator[bytes]:
-    for line in lines:
-        yield exported_line(line)
-
-
-def _download(lines: Iterator, filename: str) -> StreamingResponse:
+def _download(lines: Iterator[bytes], filename: str) -> StreamingResponse:
     headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
     # a sync iterator: Starlette reads it in a worker thread, one page of SQL at a time
-    return StreamingResponse(_stream(lines), media_type=MEDIA_TYPE, headers=headers)
+    return StreamingResponse(lines, media_type=MEDIA_TYPE, headers=headers)
 
 
 @router.get(
@@ -65,8 +60,9 @@ def _download(lines: Iterator, filename: str) -> StreamingResponse:
     summary="Export one user's memory as JSON Lines (streamed)",
     response_class=StreamingResponse,
 )
-async def export_user(user_id: UserIdPath, tenant: AdmittedTenantDep, store: StoreDep) -> StreamingResponse:
-    return _download(export_lines(store, tenant, user_id), f"{tenant}-{user_id}.jsonl")
+async def export_user(user_id: UserIdPath, tenant: TenantDep, gateway: GatewayDep) -> StreamingResponse:
+    lines = await gateway.read_tenant(tenant, lambda view: view.export(user_id))
+    return _download(lines, f"{tenant}-{user_id}.jsonl")
 
 
 @router.get(
@@ -74,8 +70,9 @@ async def export_user(user_id: UserIdPath, tenant: AdmittedTenantDep, store: Sto
     summary="Export every user of the tenant as JSON Lines (streamed)",
     response_class=StreamingResponse,
 )
-async def export_tenant(tenant: AdmittedTenantDep, store: StoreDep) -> StreamingResponse:
-    return _download(export_lines(store, tenant, None), f"{tenant}.jsonl")
+async def export_tenant(tenant: TenantDep, gateway: GatewayDep) -> StreamingResponse:
+    lines = await gateway.read_tenant(tenant, lambda view: view.export(None))
+    return _download(lines, f"{tenant}.jsonl")
 
 
 def _problems(error: ValidationError) -> str:
@@ -107,15 +104,14 @@ def parse_lines(body: bytes) -> tuple[int, dict[str, list[UserRecord]]]:
     return count, by_user
 
 
-async def _import(
-    gateway: GatewayDep, tenant: str, by_user: dict[str, list[UserRecord]]
-) -> list[ImportResult]:
+async def _import(gateway: Gateway, tenant: str, by_user: dict[str, list[UserRecord]]) -> list[ImportResult]:
+    """Each user's records to that user's host, as ``ImportRecords`` commands of at most ``IMPORT_BATCH``."""
     results = []
     for user_id, records in by_user.items():
         total = ImportResult(user_id=user_id)
         for start in range(0, len(records), IMPORT_BATCH):
-            request = ImportRequest(records=records[start : start + IMPORT_BATCH])
-            total.add(await gateway.import_records(tenant, user_id, request))
+            command = ImportRecords(request=ImportRequest(records=records[start : start + IMPORT_BATCH]))
+            total.add(await gateway.run(tenant, user_id, command))
         results.append(total)
     return results
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
-from actors.core.errors import InvalidInput
 from actors.core.gate.bounded import BoundedGate
 from actors.core.gate.frozen import FREEZE_RULES, FrozenGate
 from actors.core.gate.ledger import Ledger, Outcome, union
@@ -33,6 +32,7 @@ from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, conten
 from actors.core.slots import refines, same_value, spec
 from actors.language.tokens import content_units
 from schemas.enums import AlertKind, Kind, Layer, Polarity, Source, State
+from schemas.errors import InvalidInput
 from schemas.settings import GatePolicy
 
 __all__ = ["FREEZE_RULES", "GateEngine", "Outcome"]
@@ -97,6 +97,11 @@ class GateEngine:
         self.ledger.seed_alerts(alerts)
 
     def drain(self) -> GateChanges:
+        return self.ledger.drain()
+
+    def resolve_alert(self, alert: Alert, *, reason: str, actor: str) -> GateChanges:
+        """A person closed the open ``alert``: the change set holds it resolved, with its audit event."""
+        self.ledger.resolve_alert(alert, reason=reason, actor=actor)
         return self.ledger.drain()
 
     # ------------------------------------------------------------------ the gates' own operations

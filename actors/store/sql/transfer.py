@@ -18,13 +18,13 @@ from typing import Any
 from sqlalchemy import Select, select, union
 from sqlalchemy.orm import Session
 
-from actors.core.errors import InvalidInput
 from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem
 from actors.store.sql import ownership
 from actors.store.sql.commit import apply_changes
 from actors.store.sql.mapping import alert_from_row, event_from_row
 from actors.store.sql.ownership import Fence
 from actors.store.sql.tables import AlertRow, AuditEventRow, MemoryItemRow, TombstoneRow
+from schemas.errors import InvalidInput
 
 SessionFactory = Callable[[str], AbstractContextManager[Session]]
 ItemQuery = Callable[[str, Select[Any]], list[MemoryItem]]

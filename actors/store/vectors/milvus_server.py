@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from actors.core.errors import StoreUnavailable
+from schemas.errors import StoreUnavailable
 
 MEMTABLE_LIMIT_ENV = "MILVUS_LITE_MEMTABLE_MEMORY_LIMIT_BYTES"
 DEFAULT_MEMTABLE_LIMIT_BYTES = 256 * 1024

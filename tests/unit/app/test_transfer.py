@@ -11,10 +11,10 @@ from pydantic import ValidationError
 from actors.adapters.embedding import HashEmbedder
 from actors.app.service import UserMemoryService
 from actors.app.transfer import export_lines
-from actors.core.errors import InvalidInput
 from actors.store.sql.store import MemoryStore
 from schemas import api
 from schemas.enums import State
+from schemas.errors import InvalidInput
 from schemas.settings import GatePolicy
 from schemas.transfer import LINE, USER_RECORDS, ImportRequest, MemoryLine, exported_line
 

@@ -2,11 +2,11 @@
 
 import pytest
 
-from actors.core.errors import InvalidInput
 from actors.language.extraction import RuleExtractor, Turn, make_extractor
 from actors.language.pack import choose
 from actors.language.packs import PACKS, packs
 from actors.language.segments import segment
+from schemas.errors import InvalidInput
 from schemas.settings import HermesSettings
 
 

@@ -1,6 +1,6 @@
 """The Python HTTP client: requests it builds, answers it decodes, the typed errors it raises, its retry
 policy (httpx MockTransport: pure logic); the async client also runs against the real FastAPI app (gateway
-faked, no Ray). Its parity with the Serve handle: tests/unit/test_operations.py."""
+faked, no Ray). Its methods are the HTTP form of the user commands (``actors.app.commands``)."""
 
 import asyncio
 import json
@@ -9,15 +9,16 @@ import time
 import httpx
 import pytest
 
-from schemas.api import ForgetResult, MemoryList, RecallResponse, WriteResult
+from actors.app.commands import Forget, PreviewTurns, Recall
+from schemas.api import ForgetResult, MemoryList, RecallResponse, TurnsPreview, WriteResult
 from serve.app import create_fastapi_app
 from serve.client import (
     AsyncHermesClient,
     AuthenticationError,
     ConflictError,
     HermesClient,
+    HermesClientError,
     HermesConnectionError,
-    HermesError,
     HermesHTTPError,
     HermesTimeout,
     InvalidRequestError,
@@ -99,7 +100,8 @@ def test_errors_are_typed_and_carry_status_body_and_retry_after():
             client.unfreeze("u1", MEMORY_ID, {"reason": "r", "dialog_id": "d1"})
         with pytest.raises(InvalidRequestError):
             client.recall("u1", {"query": ""})
-    assert issubclass(ServiceUnavailableError, HermesHTTPError) and issubclass(HermesTimeout, HermesError)
+    assert issubclass(ServiceUnavailableError, HermesHTTPError)
+    assert issubclass(HermesTimeout, HermesClientError)
 
 
 def test_a_write_is_retried_with_the_same_idempotency_key():
@@ -187,8 +189,9 @@ def test_an_id_outside_its_alphabet_never_leaves_the_client():
 
 def test_async_client_retries_and_against_the_app():
     gateway = RecordingGateway(admin_key="root-key")
-    gateway.replies["recall"] = RecallResponse(query="tea", hits=[])
-    gateway.replies["forget"] = ForgetResult(memory_id=MEMORY_ID, forgotten=True)
+    gateway.replies[Recall] = RecallResponse(query="tea", hits=[])
+    gateway.replies[Forget] = ForgetResult(memory_id=MEMORY_ID, forgotten=True)
+    gateway.replies[PreviewTurns] = TurnsPreview(user_id="u1", outcomes=[], alerts=[], ignored_turns=1)
     app = create_fastapi_app()
     app.dependency_overrides[current_gateway] = lambda: gateway
     flaky, flaky_seen = scripted(error(503, "actor_unavailable", retry_after="0"), ok(WRITTEN))
@@ -200,17 +203,21 @@ def test_async_client_retries_and_against_the_app():
             with pytest.raises(InvalidRequestError) as caught:
                 await client.recall("u1", {"query": "tea", "k": 999})
             forgotten = await client.forget("u1", MEMORY_ID, {"reason": "wrong"})
+            turn = {"text": "hi", "dialog_id": "d1"}
+            previewed = await client.preview_turns("u1", {"session_id": "s1", "turns": [turn]})
         async with AsyncHermesClient("http://hermes", None, transport=transport) as anonymous:
             created = await anonymous.create_tenant("root-key", {"tenant_id": "newco"})
         async with AsyncHermesClient("http://hermes", KEY, transport=flaky, retry=FAST) as client:
             written = await client.write_memory("u1", {"content": "x"}, idempotency_key="w-1")
-        return recalled, caught.value, forgotten, created, written
+        return recalled, caught.value, forgotten, previewed, created, written
 
-    recalled, error_, forgotten, created, written = asyncio.run(scenario())
-    assert recalled.query == "tea" and gateway.calls[0][3][0].k == 3
+    recalled, error_, forgotten, previewed, created, written = asyncio.run(scenario())
+    assert recalled.query == "tea" and gateway.calls[0][2] == Recall(request={"query": "tea", "k": 3})
     assert (error_.status, error_.error) == (422, "invalid_request")
-    assert (
-        forgotten.forgotten and gateway.calls[-1][2] == "forget" and gateway.calls[-1][3][1].reason == "wrong"
-    )
+    assert forgotten.forgotten
+    assert gateway.calls[1][2] == Forget(memory_id=MEMORY_ID, request={"reason": "wrong"})
+    assert isinstance(previewed, TurnsPreview) and previewed.ignored_turns == 1
+    turns = [{"text": "hi", "dialog_id": "d1"}]
+    assert gateway.calls[2][2] == PreviewTurns(request={"session_id": "s1", "turns": turns})
     assert created.tenant_id == "newco" and created.api_key == "hm_newco_new"
     assert written == WRITTEN and [r.headers["Idempotency-Key"] for r in flaky_seen] == ["w-1", "w-1"]
