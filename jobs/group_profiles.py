@@ -6,7 +6,8 @@ What is counted: a user's concluded values (confirmed or frozen) of ``preference
 only — never declared personal facts (``basic.*``), relations, tasks or temporary states. What leaves a
 user's scope is a count, never content: a feature is published only when at least ``min_cohort`` users hold
 it and the tenant has at least ``min_cohort`` users, so no feature describes a group smaller than that.
-A tenant without consent (or that withdrew it) has its features removed.
+A tenant without consent (or that withdrew it) has its features removed; a user who withdrew their own
+consent (``user_consents``, ``PUT /v1/users/{id}/consent``) is not counted, nor in the cohort's size.
 
 Ray Data reads the users (``read_sql``) and reads each user's conclusions in parallel tasks; the driver
 adds up the counts (small: one entry per distinct slot value) and replaces each tenant's features in one
@@ -20,9 +21,11 @@ from collections import Counter
 from typing import Any
 
 import ray
+from sqlalchemy import Select, exists, select
 
 from actors.core.records import CohortFeature
 from actors.store.sql.store import MemoryStore
+from actors.store.sql.tables import MemoryItemRow, UserConsentRow
 from jobs import defaults, profiles
 from jobs.common import (
     USERS_PER_BATCH,
@@ -59,6 +62,16 @@ def claims_of_users(
     return {"tenant_id": [r["tenant_id"] for r in rows], "claims": claims}
 
 
+def consenting_users(tenants: list[str]) -> Select[str, str, Any]:
+    """The tenants' users holding items, less those who withdrew their own consent to group profiles."""
+    withdrawn = select(UserConsentRow.user_id).where(
+        UserConsentRow.tenant_id == MemoryItemRow.tenant_id,
+        UserConsentRow.user_id == MemoryItemRow.user_id,
+        UserConsentRow.group_profiles.is_(False),
+    )
+    return users_with_items(tenants).where(~exists(withdrawn))
+
+
 def publishable(
     claims: Counter[tuple[str, str, str, str]], cohort_sizes: Counter[str], min_cohort: int
 ) -> dict[str, list[CohortFeature]]:
@@ -89,7 +102,7 @@ def run(
         workers = parallelism or cluster_cpus()
         params = {"tenants": tenants, "min_cohort": min_cohort, "parallelism": workers}
         with job_run(store, JOB, params) as current:
-            users = read_sql(settings, users_with_items(consenting)).materialize() if consenting else None
+            users = read_sql(settings, consenting_users(consenting)).materialize() if consenting else None
             cohort_sizes: Counter[str] = Counter({tenant: 0 for tenant in consenting})
             claims: Counter[tuple[str, str, str, str]] = Counter()
             progress = Progress(JOB, users.count() if users is not None else 0, bar=progress_bar)

@@ -106,3 +106,42 @@ class KeyRotated(BaseModel):
     api_key: str
     #: when the previous key stops working
     previous_key_expires_at: datetime
+
+
+class TenantLimitsIn(BaseModel):
+    """A tenant's quotas; None: unlimited."""
+
+    model_config = ConfigDict(extra="forbid", from_attributes=True)
+
+    max_users: int | None = Field(None, ge=1)
+    requests_per_minute: int | None = Field(None, ge=1)
+
+
+class TenantSettings(BaseModel):
+    """What an operator sees of a tenant (never its key)."""
+
+    tenant_id: str
+    name: str
+    #: the policy its users live under (the service's defaults with the tenant's changes)
+    policy: GatePolicy
+    limits: TenantLimitsIn
+    group_profile_consent: bool
+    created_at: datetime
+
+
+class TenantList(BaseModel):
+    tenants: list[str]
+
+
+class GroupProfileConsent(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    group_profiles: bool = Field(description="whether the profile conclusions may count in cohort features")
+
+
+class UserConsent(BaseModel):
+    user_id: str
+    #: None: the user gave no answer, so the tenant's holds
+    group_profiles: bool | None
+    #: whether the user is counted in the tenant's group profiles now (the tenant's and the user's answers)
+    counted: bool

@@ -5,9 +5,9 @@ them; the service-wide defaults come from ``HermesSettings.policy``.
 """
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from schemas.enums import Kind
@@ -16,7 +16,16 @@ from schemas.enums import Kind
 PLUGIN_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 
 
-class Capacities(BaseModel):
+class _Policy(BaseModel):
+    # a tenant's policy is sent by operators: an unknown or misspelt field is an error, never ignored
+    model_config = ConfigDict(extra="forbid")
+
+
+#: a daily decay factor
+DailyFactor = Annotated[float, Field(gt=0, le=1)]
+
+
+class Capacities(_Policy):
     working: int = Field(200, ge=1)
     longterm: int = Field(1000, ge=1)
     core: int = Field(50, ge=1)
@@ -33,10 +42,10 @@ class Capacities(BaseModel):
         return min(self.core, int(self.active_total * self.frozen_share))
 
 
-class DecayPolicy(BaseModel):
-    default_factor: float = Field(0.95, gt=0, le=1)
+class DecayPolicy(_Policy):
+    default_factor: DailyFactor = 0.95
     #: per-kind daily factors: facts fade slowly, events and temporary states fast
-    per_kind: dict[Kind, float] = Field(
+    per_kind: dict[Kind, DailyFactor] = Field(
         default_factory=lambda: {
             Kind.FACT: 0.99,
             Kind.RELATION: 0.99,
@@ -51,15 +60,15 @@ class DecayPolicy(BaseModel):
         return self.per_kind.get(kind, self.default_factor)
 
 
-class FusionWeights(BaseModel):
-    semantic: float = 0.55
-    time_decay: float = 0.25
-    importance: float = 0.20
+class FusionWeights(_Policy):
+    semantic: float = Field(0.55, ge=0, le=1)
+    time_decay: float = Field(0.25, ge=0, le=1)
+    importance: float = Field(0.20, ge=0, le=1)
     frozen_boost: float = Field(1.3, ge=1.2, le=1.5)
-    negative_weight: float = 1.2
+    negative_weight: float = Field(1.2, ge=1, le=3)
 
 
-class GatePolicy(BaseModel):
+class GatePolicy(_Policy):
     capacities: Capacities = Field(default_factory=Capacities)
     decay: DecayPolicy = Field(default_factory=DecayPolicy)
     fusion: FusionWeights = Field(default_factory=FusionWeights)
@@ -70,17 +79,18 @@ class GatePolicy(BaseModel):
     near_duplicate_similarity: float = Field(0.92, ge=0, le=1)
     contradictions_to_expire: int = Field(3, ge=1)
     contradictions_to_review: int = Field(3, ge=1)
-    negative_priority_days: int = 14
-    positive_engagements_to_demote: int = 3
-    archive_retention_days: int = 365
+    negative_priority_days: int = Field(14, ge=0, le=3650)
+    positive_engagements_to_demote: int = Field(3, ge=1)
+    archive_retention_days: int = Field(365, ge=1)
     stale_pending_days: int = Field(
         30, ge=1, description="consolidation archives pending items idle this long, below the write threshold"
     )
     compress_batch: int = Field(20, ge=2, description="oldest working items looked at per compression")
     top_k: int = Field(8, ge=1, le=50, description="recall hits when a request names no k")
-    memory_block_chars: int = 2200
-    user_block_chars: int = 1375
-    context_budget_chars: int = 4000
+    memory_block_chars: int = Field(2200, ge=100, le=100_000)
+    user_block_chars: int = Field(1375, ge=100, le=100_000)
+    #: the session context's size, in characters (the budget the two blocks share with the rest)
+    context_budget_chars: int = Field(4000, ge=500, le=200_000)
 
 
 class HermesSettings(BaseSettings):

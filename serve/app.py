@@ -33,6 +33,7 @@ from serve.routes import (
     admin,
     alert_review,
     alerts,
+    consent,
     console,
     keys,
     memories,
@@ -64,6 +65,7 @@ def create_fastapi_app() -> FastAPI:
     app.include_router(tenant.router)
     app.include_router(keys.router)
     app.include_router(transfer.router)
+    app.include_router(consent.router)
     app.include_router(alert_review.router)
     app.include_router(console.router)
     install_error_handlers(app)

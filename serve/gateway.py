@@ -30,7 +30,7 @@ from actors.runtime.pool import HostRouter
 from actors.store.sql.tenant_views import TenantViewStore
 from actors.store.sql.tenants import TenantLimits
 from schemas.api import ActivationLatency, CreateTenantRequest, DirectoryStats, TenantCreated
-from schemas.ids import check_user_id
+from schemas.ids import check_tenant_id, check_user_id
 from schemas.settings import HermesSettings
 from serve.auth import Authenticator
 from serve.quotas import Quotas
@@ -82,6 +82,16 @@ class Gateway:
         tenant's settings, e.g. ``lambda admin: admin.keys()``."""
         await self.quotas.admit_tenant_view(tenant_id)
         return await asyncio.to_thread(act, TenantAdmin(self._store, tenant_id))
+
+    async def administer(self, admin_key: str | None, tenant_id: str, act: Callable[[TenantAdmin], T]) -> T:
+        """An operator's change to any tenant (admin key): ``act`` on that tenant's settings."""
+        self.auth.check_admin(admin_key)
+        check_tenant_id(tenant_id)
+        return await asyncio.to_thread(act, TenantAdmin(self._store, tenant_id))
+
+    async def tenant_ids(self, admin_key: str | None) -> list[str]:
+        self.auth.check_admin(admin_key)
+        return await asyncio.to_thread(self._store.tenant_ids)
 
     # ----------------------------------------------------------------------------------- operations
 

@@ -9,10 +9,24 @@ answer once, when it is minted.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
+
+from pydantic import ValidationError
 
 from actors.core.memory import utcnow
 from actors.store.sql.store import MemoryStore
-from schemas.api_tenant import ApiKeyList, ApiKeyMinted, ApiKeyOut, KeyRotated
+from actors.store.sql.tenants import TenantLimits
+from schemas.api_tenant import (
+    ApiKeyList,
+    ApiKeyMinted,
+    ApiKeyOut,
+    KeyRotated,
+    TenantLimitsIn,
+    TenantSettings,
+    UserConsent,
+)
+from schemas.errors import InvalidInput
+from schemas.settings import GatePolicy
 
 
 class TenantAdmin:
@@ -41,3 +55,66 @@ class TenantAdmin:
         api_key = self._store.rotate_key(self.tenant_id, overlap_seconds)
         ends = utcnow() + timedelta(seconds=overlap_seconds)
         return KeyRotated(tenant_id=self.tenant_id, api_key=api_key, previous_key_expires_at=ends)
+
+    # ------------------------------------------------------------------------- policy and quotas
+
+    def settings(self) -> TenantSettings:
+        record = self._store.tenant_record(self.tenant_id)
+        return TenantSettings(
+            tenant_id=record.tenant_id,
+            name=record.name,
+            policy=self._store.tenant_policy(self.tenant_id),
+            limits=TenantLimitsIn.model_validate(record.limits),
+            group_profile_consent=record.group_profile_consent,
+            created_at=record.created_at,
+        )
+
+    def change_policy(self, changes: dict[str, Any]) -> TenantSettings:
+        """The tenant's policy with ``changes`` (any part of a ``GatePolicy``, nested, e.g.
+        ``{"capacities": {"working": 50}}``) applied over it; an unknown field or a value out of its range
+        is refused with the field's path, and nothing changes."""
+        current = self._store.tenant_policy(self.tenant_id).model_dump(mode="json")
+        try:
+            policy = GatePolicy.model_validate(_merged(current, changes))
+        except ValidationError as error:
+            raise InvalidInput(f"policy: {_problems(error)}") from None
+        self._store.set_tenant_policy(self.tenant_id, policy)
+        return self.settings()
+
+    def set_limits(self, limits: TenantLimitsIn) -> TenantSettings:
+        self._store.set_tenant_limits(
+            self.tenant_id, TenantLimits(limits.max_users, limits.requests_per_minute)
+        )
+        return self.settings()
+
+    # ---------------------------------------------------------------------------- group profiles
+
+    def set_group_profile_consent(self, consent: bool) -> TenantSettings:
+        self._store.set_group_profile_consent(self.tenant_id, consent)
+        return self.settings()
+
+    def user_consent(self, user_id: str) -> UserConsent:
+        answer = self._store.user_consent(self.tenant_id, user_id)
+        tenant = self._store.group_profile_consent(self.tenant_id)
+        return UserConsent(user_id=user_id, group_profiles=answer, counted=tenant and answer is not False)
+
+    def set_user_consent(self, user_id: str, group_profiles: bool) -> UserConsent:
+        self._store.set_user_consent(self.tenant_id, user_id, group_profiles)
+        return self.user_consent(user_id)
+
+
+def _merged(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """``changes`` laid over ``base``: nested objects merge, anything else replaces."""
+    merged = dict(base)
+    for key, value in changes.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merged(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _problems(error: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}" for problem in error.errors()
+    )

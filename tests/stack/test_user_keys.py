@@ -8,7 +8,9 @@ import uuid
 
 import pytest
 
-from serve.auth import KEY_CACHE_SECONDS, Forbidden
+from actors.app.commands import ListMemories, WriteTurns
+from schemas.errors import Forbidden
+from serve.auth import KEY_CACHE_SECONDS
 from tests.stack.test_isolation import BODIES, headers, listed, new_key, operations, probe_order
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]
@@ -86,13 +88,12 @@ def test_a_user_key_works_for_its_user_on_every_door(http, serve_app, household)
     )
     assert recalled.status_code == 200 and "Lisbon" in recalled.text
     handle = serve.get_app_handle("hermes")
-    assert handle.list_memories.remote(alice_key, "alice").result().total >= 2
+    assert handle.run.remote(alice_key, "alice", ListMemories()).result().total >= 2
     with pytest.raises(Forbidden, match="cannot reach another user"):
-        handle.list_memories.remote(alice_key, "bob").result()
+        handle.run.remote(alice_key, "bob", ListMemories()).result()
+    plums = {"session_id": "s9", "turns": [{"text": "I like plums", "dialog_id": "x"}]}
     with pytest.raises(Forbidden):
-        handle.write_turns.remote(
-            alice_key, "bob", {"session_id": "s9", "turns": [{"text": "I like plums", "dialog_id": "x"}]}
-        ).result()
+        handle.run.remote(alice_key, "bob", WriteTurns(request=plums)).result()
     assert "plums" not in str(listed(http, tenant_key, "bob"))
 
 

@@ -36,11 +36,13 @@ from actors.store.sql.tables import (
     MemoryItemRow,
     SessionSnapshotRow,
     TenantRow,
+    UserConsentRow,
 )
 from actors.store.sql.tenants import (
     KeyGrant,
     KeyInfo,
     TenantLimits,
+    TenantRecord,
     hash_api_key,
     key_matches,
     new_api_key,
@@ -198,6 +200,53 @@ class MemoryStore:
                 raise NotFound(f"tenant {tenant_id!r} not found")
             row.max_users = limits.max_users
             row.requests_per_minute = limits.requests_per_minute
+
+    def tenant_record(self, tenant_id: str) -> TenantRecord:
+        with self._reading("tenant_record") as session:
+            row = session.get(TenantRow, tenant_id)
+            if row is None:
+                raise NotFound(f"tenant {tenant_id!r} not found")
+            limits = TenantLimits(max_users=row.max_users, requests_per_minute=row.requests_per_minute)
+            return TenantRecord(
+                row.tenant_id,
+                row.name,
+                dict(row.policy or {}),
+                row.group_profile_consent,
+                limits,
+                row.created_at,
+            )
+
+    def set_tenant_policy(self, tenant_id: str, policy: GatePolicy) -> None:
+        """The tenant's users live under ``policy`` from their next activation on."""
+        with self._writing("set_tenant_policy") as session:
+            row = session.get(TenantRow, tenant_id)
+            if row is None:
+                raise NotFound(f"tenant {tenant_id!r} not found")
+            row.policy = policy.model_dump(mode="json")
+
+    def set_group_profile_consent(self, tenant_id: str, consent: bool) -> None:
+        with self._writing("set_group_profile_consent") as session:
+            row = session.get(TenantRow, tenant_id)
+            if row is None:
+                raise NotFound(f"tenant {tenant_id!r} not found")
+            row.group_profile_consent = consent
+
+    def user_consent(self, tenant_id: str, user_id: str) -> bool | None:
+        """The user's own answer about group profiles; None: not given (the tenant's answer holds)."""
+        with self._reading("user_consent") as session:
+            row = session.get(UserConsentRow, (tenant_id, user_id))
+            return None if row is None else row.group_profiles
+
+    def set_user_consent(self, tenant_id: str, user_id: str, group_profiles: bool) -> None:
+        check_user_id(user_id)
+        with self._writing("set_user_consent") as session:
+            if session.get(TenantRow, tenant_id) is None:
+                raise NotFound(f"tenant {tenant_id!r} not found")
+            row = session.get(UserConsentRow, (tenant_id, user_id))
+            if row is None:
+                row = UserConsentRow(tenant_id=tenant_id, user_id=user_id)
+                session.add(row)
+            row.group_profiles, row.updated_at = group_profiles, utcnow()
 
     def user_usage(self, tenant_id: str, user_id: str) -> tuple[bool, int]:
         """Whether the user holds any item in the tenant, and how many users do (for the user quota)."""

@@ -131,6 +131,20 @@ class ApiKeyRow(Base):
     __table_args__ = (Index("ix_api_keys_tenant_hash", "tenant_id", "key_hash", unique=True),)
 
 
+class UserConsentRow(Base):
+    """A user's own answer about group profiles, beside the tenant's: False keeps the user out of the
+    tenant's cohort counts whatever the tenant agreed; no row (or True) follows the tenant."""
+
+    __tablename__ = "user_consents"
+
+    tenant_id: Mapped[str] = mapped_column(
+        String(TENANT_ID_LENGTH), ForeignKey("tenants.tenant_id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    group_profiles: Mapped[bool] = mapped_column(Boolean)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 class MemoryItemRow(Base):
     __tablename__ = "memory_items"
 

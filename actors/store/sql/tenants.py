@@ -11,6 +11,7 @@ import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 API_KEY_PREFIX = "hm_"
 _SECRET_BYTES = 24  # 192 bits, hex-encoded: no "_" inside the secret, so the last "_" splits it off
@@ -24,6 +25,19 @@ class TenantLimits:
 
     max_users: int | None = None
     requests_per_minute: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TenantRecord:
+    """A tenant's own settings as stored (never its key)."""
+
+    tenant_id: str
+    name: str
+    #: the stored overrides of the service's policy (empty: the defaults)
+    policy: dict[str, Any]
+    group_profile_consent: bool
+    limits: TenantLimits
+    created_at: datetime
 
 
 @dataclass(frozen=True, slots=True)

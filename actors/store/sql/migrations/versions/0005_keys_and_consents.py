@@ -1,4 +1,5 @@
-"""Further API keys per tenant: keys bound to one user, and a rotated-out primary key's overlap.
+"""Further API keys per tenant (keys bound to one user, a rotated-out primary key's overlap), and each
+user's own consent to group profiles.
 
 Revision ID: 0005
 Revises: 0004
@@ -29,8 +30,19 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("key_id", name=op.f("pk_api_keys")),
     )
     op.create_index("ix_api_keys_tenant_hash", "api_keys", ["tenant_id", "key_hash"], unique=True)
+    op.create_table(
+        "user_consents",
+        sa.Column(
+            "tenant_id", sa.String(48), sa.ForeignKey("tenants.tenant_id", ondelete="CASCADE"), nullable=False
+        ),
+        sa.Column("user_id", sa.String(128), nullable=False),
+        sa.Column("group_profiles", sa.Boolean(), nullable=False),
+        sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("tenant_id", "user_id", name=op.f("pk_user_consents")),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("user_consents")
     op.drop_index("ix_api_keys_tenant_hash", table_name="api_keys")
     op.drop_table("api_keys")
