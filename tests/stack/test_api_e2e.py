@@ -6,7 +6,7 @@ import pytest
 
 from actors.app.commands import ListMemories, WriteTurns
 from schemas.api import WriteTurnsRequest
-from serve.client import HermesClient, HermesHTTPError
+from sdk.client import HermesClient, HermesHTTPError
 from tests.stack.trust_stack import user_host_pid
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]

@@ -31,7 +31,7 @@ def every_error_class() -> set[type[HermesError]]:
 
     for package in (actors, jobs, schemas, serve):
         for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
-            if ".sdk" not in module.name and "migrations" not in module.name:
+            if "migrations" not in module.name:
                 importlib.import_module(module.name)
     return {HermesError} | subclasses(HermesError)
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from schemas.ids import USER_ID_PATTERN
-from serve.sdk.hermes_memory_provider.config import (
+from sdk.hermes_memory_provider.config import (
     CONFIG_FILE,
     ProviderSettings,
     check_connection,
@@ -113,7 +113,7 @@ def test_an_unreachable_url_is_said_so():
 
 
 def test_setup_saves_only_a_url_and_key_that_work(tmp_path, monkeypatch):
-    from serve.sdk.hermes_memory_provider import setup
+    from sdk.hermes_memory_provider import setup
 
     for name in ("HERMES_MEMORY_URL", "HERMES_MEMORY_API_KEY"):
         monkeypatch.delenv(name, raising=False)

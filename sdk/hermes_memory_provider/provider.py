@@ -33,12 +33,12 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
 from agent.memory_provider import MemoryProvider
-from tools.daemon_pool import DaemonThreadPoolExecutor  # Hermes Agent's: never holds the process open
-
 from hermes_memory_provider.config import NAME, ProviderSettings, memory_user_id, safe_id
 from hermes_memory_provider.tools import TOOL_SCHEMAS
+from tools.daemon_pool import DaemonThreadPoolExecutor  # Hermes Agent's: never holds the process open
+
 from schemas.api import MAX_QUERY_CHARS, MAX_TURN_CHARS, RecallResponse, WriteResult
-from serve.client import (
+from sdk.client import (
     HermesClient,
     HermesConnectionError,
     HermesHTTPError,

@@ -1,5 +1,5 @@
 """Hermes Memory for Hermes Agent: a memory provider that gives every Hermes Agent user their own bounded,
-frozen-fact memory in a Hermes Memory service, over HTTP (``serve.client``), with no Ray in the agent.
+frozen-fact memory in a Hermes Memory service, over HTTP (``sdk.client``), with no Ray in the agent.
 
 ``hermes-memory-provider install`` places the plugin directory Hermes Agent discovers
 (``$HERMES_HOME/plugins/hermes_memory/``); its ``register(ctx)`` comes from here.

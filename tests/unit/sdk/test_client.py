@@ -11,8 +11,7 @@ import pytest
 
 from actors.app.commands import Forget, PreviewTurns, Recall
 from schemas.api import ForgetResult, MemoryList, RecallResponse, TurnsPreview, WriteResult
-from serve.app import create_fastapi_app
-from serve.client import (
+from sdk.client import (
     AsyncHermesClient,
     AuthenticationError,
     ConflictError,
@@ -27,6 +26,7 @@ from serve.client import (
     ServerError,
     ServiceUnavailableError,
 )
+from serve.app import create_fastapi_app
 from serve.routes.deps import current_gateway
 from tests.unit.serve.test_serve_http import KEY, MEMORY_ID, RecordingGateway
 
