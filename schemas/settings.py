@@ -4,14 +4,20 @@
 them; the service-wide defaults come from ``HermesSettings.policy``.
 """
 
+import logging
+import os
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from schemas.enums import Kind
 
+log = logging.getLogger(__name__)
+#: the service's home directory variable; the old name collided with Hermes Agent's own ``HERMES_HOME``
+HOME_VARIABLE = "HERMES_MEMORY_HOME"
+OLD_HOME_VARIABLE = "HERMES_HOME"
 #: an extractor's or embedder's name: built-in or an entry point's name
 PLUGIN_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 
@@ -94,9 +100,11 @@ class GatePolicy(_Policy):
 
 
 class HermesSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="HERMES_", env_nested_delimiter="__")
+    model_config = SettingsConfigDict(env_prefix="HERMES_", env_nested_delimiter="__", populate_by_name=True)
 
-    home: Path = Path(".hermes")
+    #: the service's state directory: ``HERMES_MEMORY_HOME`` (``HERMES_HOME``, the name Hermes Agent also
+    #: reads, still works when the new one is not set, with a deprecation warning)
+    home: Path = Field(Path(".hermes"), validation_alias=AliasChoices(HOME_VARIABLE, OLD_HOME_VARIABLE))
     sql_url: str = ""  # empty: SQLite (WAL) under ``home``
     milvus_uri: str = "http://127.0.0.1:19530"
     #: the server the local stack starts when ``milvus_uri`` is not set: ``lite`` (milvus-lite, embedded
@@ -127,6 +135,17 @@ class HermesSettings(BaseSettings):
     #: spans also go to this JSON-lines file (local debugging, tests); OTEL_* variables pick other exporters
     trace_file: str = ""
     policy: GatePolicy = Field(default_factory=GatePolicy)
+
+    @model_validator(mode="after")
+    def _warn_of_the_old_home_variable(self) -> Self:
+        old = os.environ.get(OLD_HOME_VARIABLE)
+        if old and HOME_VARIABLE not in os.environ and self.home == Path(old):
+            log.warning(
+                "%s is deprecated for the service's home (Hermes Agent reads it too): set %s instead",
+                OLD_HOME_VARIABLE,
+                HOME_VARIABLE,
+            )
+        return self
 
     def resolved_sql_url(self) -> str:
         if self.sql_url:

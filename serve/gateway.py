@@ -39,6 +39,32 @@ T = TypeVar("T")
 R = TypeVar("R", bound=BaseModel)
 
 
+#: ``gen_ai.provider.name`` of the memory spans
+PROVIDER_NAME = "hermes_memory"
+
+
+def command_span_name(command: UserCommand[R]) -> str:
+    """The GenAI memory operation a command is (``search_memory``, ...), else ``hermes.<command>``."""
+    return command.operation.value if command.operation is not None else f"hermes.{command.name()}"
+
+
+def command_span_attributes(tenant_id: str, command: UserCommand[R]) -> dict[str, str]:
+    """The span's attributes by OpenTelemetry's ``gen_ai.memory.*`` conventions, and the command's name.
+    The store is the tenant's memory; neither the user id nor any content (the query, the records) is
+    recorded."""
+    attributes = {"tenant_id": tenant_id, "hermes.command": command.name()}
+    if command.operation is not None:
+        attributes |= {
+            "gen_ai.operation.name": command.operation.value,
+            "gen_ai.provider.name": PROVIDER_NAME,
+            "gen_ai.memory.store.id": tenant_id,
+        }
+        record_id = command.record_id()
+        if record_id is not None:
+            attributes["gen_ai.memory.record.id"] = record_id
+    return attributes
+
+
 def request_id_for(idempotency_key: str | None) -> str:
     """The write's request id: the caller's idempotency key (so a resent request is not applied twice),
     or a fresh id (so at least Hermes's own retry after a passivated actor is not)."""
@@ -65,11 +91,15 @@ class Gateway:
         """``command`` for the tenant's user, run by the user's host: the quotas admit it by its effect, a
         write carries its request id (from ``idempotency_key``, else fresh), and the caller's trace context
         travels with it."""
-        with span(f"hermes.{command.name()}", tenant_id=tenant_id):
+        with span(command_span_name(command), **command_span_attributes(tenant_id, command)) as current:
             user_id = check_user_id(user_id)
             command = command.with_request_id(request_id_for(idempotency_key))
             await self.quotas.admit(tenant_id, user_id, command.effect)
-            return await self.hosts.run(tenant_id, user_id, command, inject_context())
+            result = await self.hosts.run(tenant_id, user_id, command, inject_context())
+            count = command.record_count(result)
+            if count is not None:
+                current.set_attribute("gen_ai.memory.record.count", count)
+            return result
 
     async def read_tenant(self, tenant_id: str, read: Callable[[TenantView], T]) -> T:
         """A tenant-wide read (no user's command): one request token, then ``read`` on the tenant's

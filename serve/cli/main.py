@@ -9,7 +9,7 @@
     hermes-memory jobs runs [--job JOB]
     hermes-memory version
 
-Every command takes ``--home DIR`` (default ``$HERMES_HOME`` or ``.hermes``); all other configuration comes
+Every command takes ``--home DIR`` (default ``$HERMES_MEMORY_HOME`` or ``.hermes``); all other configuration comes
 from the ``HERMES_*`` environment variables read by ``HermesSettings``.
 """
 
@@ -125,7 +125,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hermes-memory", description="Hermes Memory: the local stack and tools."
     )
-    parser.add_argument("--home", type=Path, help="state directory (default: $HERMES_HOME or .hermes)")
+    parser.add_argument("--home", type=Path, help="state directory (default: $HERMES_MEMORY_HOME or .hermes)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     up = commands.add_parser("up", help="start Milvus, Ray and Serve; serve HTTP until Ctrl-C")

@@ -263,7 +263,7 @@ def start_detached(argv: list[str], paths: StackPaths, base_url: str, timeout: f
     refuse_if_running(paths)
     paths.home.mkdir(parents=True, exist_ok=True)
     paths.ready_file.unlink(missing_ok=True)  # left by a stack that was killed outright
-    env = {**os.environ, "HERMES_HOME": str(paths.home)}
+    env = {**os.environ, "HERMES_MEMORY_HOME": str(paths.home)}
     with paths.log_file.open("ab") as log:
         child = subprocess.Popen(
             argv,

@@ -29,7 +29,7 @@ def cli_command() -> list[str]:
 def run_cli(
     *args: str, home: Path, timeout: float = 120, milvus_server: str = "lite"
 ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HERMES_HOME": str(home), "HERMES_EMBEDDER": "hash"}
+    env = {**os.environ, "HERMES_MEMORY_HOME": str(home), "HERMES_EMBEDDER": "hash"}
     env["HERMES_MILVUS_SERVER"] = milvus_server
     # The stack must start its own Ray, never join the test session's cluster.
     env.pop("RAY_ADDRESS", None)
