@@ -20,24 +20,10 @@ import json
 from collections import Counter
 from typing import Any
 
-import ray
-from sqlalchemy import Select, exists, select
-
 from actors.core.records import CohortFeature
 from actors.store.sql.store import MemoryStore
-from actors.store.sql.tables import MemoryItemRow, UserConsentRow
 from jobs import defaults, profiles
-from jobs.common import (
-    USERS_PER_BATCH,
-    Progress,
-    cluster_cpus,
-    job_run,
-    read_sql,
-    resolve_tenants,
-    rows_of,
-    traced_batch,
-    users_with_items,
-)
+from jobs.common import batch_job, rows_of, traced_batch
 from schemas.enums import Polarity
 from schemas.errors import InvalidInput
 from schemas.settings import HermesSettings
@@ -60,16 +46,6 @@ def claims_of_users(
     finally:
         store.dispose()
     return {"tenant_id": [r["tenant_id"] for r in rows], "claims": claims}
-
-
-def consenting_users(tenants: list[str]) -> Select[str, str, Any]:
-    """The tenants' users holding items, less those who withdrew their own consent to group profiles."""
-    withdrawn = select(UserConsentRow.user_id).where(
-        UserConsentRow.tenant_id == MemoryItemRow.tenant_id,
-        UserConsentRow.user_id == MemoryItemRow.user_id,
-        UserConsentRow.group_profiles.is_(False),
-    )
-    return users_with_items(tenants).where(~exists(withdrawn))
 
 
 def publishable(
@@ -95,30 +71,16 @@ def run(
 ) -> dict[str, Any]:
     if min_cohort < 2:
         raise InvalidInput("min_cohort must be at least 2: a cohort of one is a person")
-    store = MemoryStore.from_settings(settings)
-    try:
-        tenants = resolve_tenants(store, tenants)
+    with batch_job(settings, JOB, tenants, parallelism, progress_bar) as job:
+        store, tenants = job.store, job.tenants
         consenting = [t for t in tenants if store.group_profile_consent(t)]
-        workers = parallelism or cluster_cpus()
-        params = {"tenants": tenants, "min_cohort": min_cohort, "parallelism": workers}
-        with job_run(store, JOB, params) as current:
-            users = read_sql(settings, consenting_users(consenting)).materialize() if consenting else None
+        with job.record(min_cohort=min_cohort) as current:
+            users = job.users(consenting, consenting_only=True)
             cohort_sizes: Counter[str] = Counter({tenant: 0 for tenant in consenting})
             claims: Counter[tuple[str, str, str, str]] = Counter()
-            progress = Progress(JOB, users.count() if users is not None else 0, bar=progress_bar)
-            if users is not None and progress.total:
-                results = users.map_batches(
-                    claims_of_users,
-                    fn_kwargs={
-                        "settings_json": settings.model_dump_json(),
-                        "trace_context": current.trace_context,
-                    },
-                    batch_size=USERS_PER_BATCH,
-                    batch_format="numpy",
-                    compute=ray.data.TaskPoolStrategy(size=workers),
-                )
-                for batch in results.iter_batches(batch_size=None, batch_format="numpy"):
-                    rows = list(rows_of(batch))
+            progress = job.progress(users.count() if users is not None else 0)
+            if users is not None:
+                for rows in job.map(users, claims_of_users, current):
                     for row in rows:
                         cohort_sizes[row["tenant_id"]] += 1
                         claims.update((row["tenant_id"], *claim) for claim in json.loads(row["claims"]))
@@ -139,8 +101,6 @@ def run(
                 "min_cohort": min_cohort,
             }
         return current.report
-    finally:
-        store.dispose()
 
 
 def main(argv: list[str] | None = None) -> int:

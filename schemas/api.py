@@ -10,8 +10,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from schemas.enums import SLOT_NAMES, AlertKind, AlertStatus, Kind, Layer, Polarity, Source, State
+from schemas.enums import AlertKind, AlertStatus, Kind, Layer, Polarity, Source, State
 from schemas.ids import DialogId, SessionId, TenantId
+from schemas.slots import SLOT_NAMES
 
 MAX_TURN_CHARS = 8000
 MAX_TURNS_PER_BATCH = 200

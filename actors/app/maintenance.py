@@ -50,7 +50,7 @@ class ServiceMaintenance:
         self._commit = commit
 
     def consolidate(self) -> dict[str, int]:
-        """One consolidation pass (``actors.core.gate.maintenance``); returns what it did, by step."""
+        """One consolidation pass (``actors.core.gate.passes``); returns what it did, by step."""
         engine = self._engine()
         with span("gate.consolidate", items=len(engine.items)) as current:
             placed = {i.memory_id: (i.layer, i.state) for i in engine.active()}

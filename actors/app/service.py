@@ -24,6 +24,7 @@ from actors.adapters.tracing import span
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
 from actors.app.transfer import batch_of
 from actors.core.context import render_session_context
+from actors.core.extraction import Extractor, Turn, make_extractor
 from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine, Outcome
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
@@ -31,7 +32,6 @@ from actors.core.profile import ProfileBuilder
 from actors.core.recall.engine import Hit, RecallEngine
 from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
 from actors.core.records import CohortFeature
-from actors.language.extraction import Extractor, Turn, make_extractor
 from actors.language.redaction import Neutralized, neutralize_injection, redact
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore

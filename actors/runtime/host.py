@@ -35,7 +35,7 @@ from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, span
 from actors.app.commands import UserCommand
 from actors.app.service import UserMemoryService
-from actors.language.extraction import make_extractor
+from actors.core.extraction import make_extractor
 from actors.runtime import outbox
 from actors.runtime.batching import BatchingEmbedder
 from actors.runtime.rendezvous import host_of

@@ -23,7 +23,7 @@ APP_EXISTS = (REPO / "serve" / "app.py").exists()
 def cli_command() -> list[str]:
     """The installed entry point when this environment has one, else the module (an uninstalled checkout)."""
     script = Path(sys.executable).with_name("hermes-memory")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "serve.cli.main"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "cli.main"]
 
 
 def run_cli(

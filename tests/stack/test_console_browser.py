@@ -1,4 +1,4 @@
-"""The web console (``serve/console``, served at ``/console``) in a real headless browser: Debian's
+"""The web console (``console``, served at ``/console``) in a real headless browser: Debian's
 ``chromium`` driven by Playwright against the real stack. A wrong key sees nothing; with the tenant's key
 an operator finds a user, reads tiers, badges and the profile, resolves an alert, unfreezes and refreezes a
 fact with a reason, runs a recall, previews a session context, forgets a memory — and every step leaves

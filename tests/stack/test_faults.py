@@ -31,7 +31,7 @@ import ray
 
 from actors.app.commands import WriteTurns
 from actors.core.memory import GateChanges, MemoryItem
-from actors.store.vectors.milvus_server import MilvusLiteServer
+from localstack.milvus import MilvusLiteServer
 from schemas.enums import Kind
 from tests.stack.trust_stack import (
     E5_DIM,

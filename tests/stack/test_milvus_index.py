@@ -16,7 +16,7 @@ from pymilvus import DataType, MilvusClient
 from actors.store.vectors import milvus
 from actors.store.vectors.index import VectorRow
 from actors.store.vectors.milvus import MilvusIndex
-from actors.store.vectors.milvus_server import (
+from localstack.milvus import (
     LocalMilvus,
     MilvusLiteServer,
     free_port,

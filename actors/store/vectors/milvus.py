@@ -2,7 +2,7 @@
 gRPC.
 
 Locally that is a ``milvus-lite server`` or a Milvus 2.3 standalone server
-(``actors.store.vectors.milvus_server``), never milvus-lite's embedded file mode: only one OS process may open
+(``localstack.milvus``), never milvus-lite's embedded file mode: only one OS process may open
 a milvus-lite data dir, and every Ray worker needs the index. The same ``http://host:port`` URI reaches a
 Milvus standalone or cluster; the tests hold both local servers to the same behaviour.
 

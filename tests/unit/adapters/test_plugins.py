@@ -10,7 +10,7 @@ import pytest
 from actors.adapters.embedding import make_embedder
 from actors.adapters.plugins import EMBEDDERS, EXTRACTORS, installed
 from actors.app.service import UserMemoryService
-from actors.language.extraction import Turn, make_extractor
+from actors.core.extraction import Turn, make_extractor
 from schemas import api
 from schemas.enums import Kind
 from schemas.errors import InvalidInput

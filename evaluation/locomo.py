@@ -13,8 +13,8 @@ ranked dialog ids are the hits' source dialog ids, best hit first (a merged memo
 sources, in order).
 
 Output: one JSON line per question, ``{"sample_id", "question_index", "ranked_dia_ids"}``. When the file
-carries evidence, recall figures per category are printed (``serve.eval.metrics``); the ranking itself
-never reads evidence or answers (``serve.eval.data``). ``--holdout`` names conversations kept out of
+carries evidence, recall figures per category are printed (``evaluation.metrics``); the ranking itself
+never reads evidence or answers (``evaluation.data``). ``--holdout`` names conversations kept out of
 tuning: the figures are then printed for the tuned part, the held-out part and the whole file.
 """
 
@@ -34,11 +34,11 @@ import numpy as np
 from actors.adapters.embedding import E5Embedder, Embedder
 from actors.app.service import UserMemoryService
 from actors.store.sql.store import MemoryStore
+from evaluation.baselines import BM25Baseline, DenseBaseline, FusedBaseline
+from evaluation.data import Conversation, load_conversations
+from evaluation.metrics import Figures, load_evidence, score, table
 from schemas import api
 from schemas.settings import GatePolicy
-from serve.eval.baselines import BM25Baseline, DenseBaseline, FusedBaseline
-from serve.eval.data import Conversation, load_conversations
-from serve.eval.metrics import Figures, load_evidence, score, table
 
 SYSTEMS = ("memory", "bm25", "dense", "fused")
 TENANT = "locomo"

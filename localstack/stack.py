@@ -29,12 +29,12 @@ from schemas.settings import HermesSettings
 
 if TYPE_CHECKING:  # imported where used: see above
     from actors.store.sql.store import MemoryStore
-    from actors.store.vectors.milvus_server import LocalMilvus
+    from localstack.milvus import LocalMilvus
 
 APP_NAME = "hermes"
 DEMO_TENANT = "demo"
 HEALTH_PATH = "/healthz"
-TRACING_HOOK = "serve.telemetry:ray_startup_hook"
+TRACING_HOOK = "actors.adapters.telemetry:ray_startup_hook"
 
 
 @dataclass(frozen=True)
@@ -78,13 +78,13 @@ class StackPaths:
 def local_settings(
     settings: HermesSettings, host: str | None = None, port: int | None = None
 ) -> HermesSettings:
-    """The settings with an absolute home (Ray workers run in other directories) and the CLI's overrides."""
-    update: dict[str, object] = {"home": settings.home.expanduser().resolve()}
+    """The settings with an absolute home and the CLI's overrides."""
+    update: dict[str, object] = {}
     if host is not None:
         update["http_host"] = host
     if port is not None:
         update["http_port"] = port
-    return settings.model_copy(update=update)
+    return settings.with_absolute_home().model_copy(update=update)
 
 
 def uses_external_milvus(settings: HermesSettings) -> bool:
@@ -163,7 +163,7 @@ class LocalStack:
     def _start_milvus(self) -> None:
         if uses_external_milvus(self.settings):
             return
-        from actors.store.vectors.milvus_server import local_server, stop_pidfile
+        from localstack.milvus import local_server, stop_pidfile
 
         # A server orphaned by a killed ``up`` would still hold the data dir's lock.
         stop_pidfile(self.paths.milvus_pid_file)
@@ -177,7 +177,7 @@ class LocalStack:
     def _start_ray(self) -> None:
         import ray
 
-        from serve import telemetry
+        from actors.adapters import telemetry
 
         _export_source_root()
         if self.settings.ray_address:
@@ -201,12 +201,13 @@ class LocalStack:
     def _start_serve(self) -> None:
         from ray import serve
 
-        from serve import telemetry
+        from actors.adapters.telemetry import tracing_requested
         from serve.app import build_app
+        from serve.telemetry import serve_tracing_config
 
         http = {"host": self.settings.http_host, "port": self.settings.http_port}
-        if telemetry.tracing_requested():
-            serve.start(http_options=http, tracing_config=telemetry.serve_tracing_config())
+        if tracing_requested():
+            serve.start(http_options=http, tracing_config=serve_tracing_config())
         else:
             serve.start(http_options=http)
         self._serve_started = True
@@ -288,7 +289,7 @@ def start_detached(argv: list[str], paths: StackPaths, base_url: str, timeout: f
 def stop_running(paths: StackPaths, timeout: float) -> int | None:
     """SIGTERM the ``up`` that owns this home and wait for it to finish its own shutdown; SIGKILL its process
     group if it overstays ``timeout``. Returns the pid stopped, or None if nothing was running."""
-    from actors.store.vectors.milvus_server import stop_pidfile
+    from localstack.milvus import stop_pidfile
 
     pid = running_pid(paths)
     if pid is not None:
@@ -365,7 +366,7 @@ def _is_stack_process(pid: int) -> bool:
         words = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
     except OSError:
         return True  # no /proc (not Linux): trust the pid file
-    return "up" in words and any("hermes-memory" in w or w == "serve.cli.main" for w in words)
+    return "up" in words and any("hermes-memory" in w or w == "cli.main" for w in words)
 
 
 def open_store(settings: HermesSettings) -> "MemoryStore":

@@ -16,7 +16,7 @@ import numpy as np
 
 from actors.adapters.embedding import Embedder
 from actors.language.keywords import BM25, tokenize
-from serve.eval.data import Conversation
+from evaluation.data import Conversation
 
 
 def _top(scores: np.ndarray, ids: list[str], k: int) -> list[str]:

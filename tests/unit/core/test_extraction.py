@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from actors.core.extraction import RuleExtractor, Turn
 from actors.core.memory import Candidate
-from actors.core.slots import SLOTS
-from actors.language.extraction import RuleExtractor, Turn
 from schemas.enums import Kind, Polarity, Source
+from schemas.slots import SLOTS
 from tests.unit.language.test_redaction import SK_KEY, card_numbers, luhn_valid_card_in, sk_keys
 
 NEG = Polarity.NEGATIVE

@@ -3,7 +3,7 @@
 A LoCoMo sample holds ``conversation`` (speakers, ``session_N`` turn lists, ``session_N_date_time``) and
 ``qa`` (questions). The reader takes each question's text and category and nothing else: the ``answer``,
 ``evidence``, ``observation``, ``event_summary`` and ``session_summary`` fields are never read here (the
-scorer in ``serve.eval.metrics`` reads ``evidence`` on its own, after ranking), so the ranking cannot peek
+scorer in ``evaluation.metrics`` reads ``evidence`` on its own, after ranking), so the ranking cannot peek
 at what it is graded on, and a file stripped of those fields runs the same.
 
 Both speakers' turns are utterances of one user (a LoCoMo conversation is one memory owner). The speaker's

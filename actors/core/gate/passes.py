@@ -1,6 +1,7 @@
-"""Batch maintenance of one user's memory (docs/jobs.md), as plain Python on the same engine as the live
+"""The batch passes over one user's memory (docs/jobs.md), as plain Python on the same engine as the live
 gates: the consolidation pass and restoring archived items within capacity. The jobs in ``jobs/`` decide
-*which* users to visit; what happens to a user's items is decided here, by the rules the write path uses.
+*which* users to visit, ``actors.app.maintenance`` runs a pass on the user's service and commits it; what
+happens to a user's items is decided here, by the rules the write path uses.
 
 The consolidation pass, in order:
 
@@ -62,7 +63,7 @@ class ConsolidationCounts:
         return asdict(self)
 
 
-class Maintenance:
+class BatchPasses:
     """The consolidation pass and the archive restore, over the user's ledger, by the two gates' rules."""
 
     def __init__(self, ledger: Ledger, bounded: BoundedGate, frozen: FrozenGate):

@@ -9,8 +9,8 @@
     hermes-memory jobs runs [--job JOB]
     hermes-memory version
 
-Every command takes ``--home DIR`` (default ``$HERMES_MEMORY_HOME`` or ``.hermes``); all other configuration comes
-from the ``HERMES_*`` environment variables read by ``HermesSettings``.
+Every command takes ``--home DIR`` (default ``$HERMES_MEMORY_HOME`` or ``.hermes``); all other configuration
+comes from the ``HERMES_*`` environment variables read by ``HermesSettings``.
 """
 
 import argparse
@@ -19,10 +19,10 @@ from importlib import metadata
 from pathlib import Path
 
 from jobs.cli import add_job_commands
+from localstack import stack
 from schemas.errors import HermesError
 from schemas.ids import check_tenant_id
 from schemas.settings import HermesSettings
-from serve.local import stack
 
 DISTRIBUTION = "hermes-memory"
 
@@ -51,7 +51,7 @@ def _cmd_up(args: argparse.Namespace) -> int:
     paths = stack.StackPaths(settings.home)
     base_url = f"http://{settings.http_host}:{settings.http_port}"
     if args.detach:
-        foreground = [sys.executable, "-m", "serve.cli.main", "--home", str(paths.home), "up"]
+        foreground = [sys.executable, "-m", "cli.main", "--home", str(paths.home), "up"]
         foreground += ["--host", settings.http_host, "--port", str(settings.http_port)]
         pid = stack.start_detached(foreground, paths, base_url, timeout=args.timeout)
         print(f"Hermes Memory is serving on {base_url} (pid {pid}); logs: {paths.log_file}")
@@ -97,7 +97,7 @@ def _cmd_tenant_create(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval_locomo(args: argparse.Namespace) -> int:
-    from serve.eval import locomo  # heavy imports (embedder, Milvus) only for this command
+    from evaluation import locomo  # heavy imports (embedder, Milvus) only for this command
 
     systems = list(locomo.SYSTEMS) if args.system == "all" else [args.system]
     holdout = frozenset(filter(None, (args.holdout or "").split(",")))
