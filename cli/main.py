@@ -7,6 +7,7 @@
                               [--holdout SAMPLE_ID,...]
     hermes-memory jobs consolidate|group-profiles|restore|reindex [--tenant T ...] [job options]
     hermes-memory jobs runs [--job JOB]
+    hermes-memory export|import|keys|tenant show|policy|limits|consent|rotate-key|user consent ... (cli.doors)
     hermes-memory version
 
 Every command takes ``--home DIR`` (default ``$HERMES_MEMORY_HOME`` or ``.hermes``); all other configuration
@@ -18,6 +19,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from cli.doors import add_door_commands
 from jobs.cli import add_job_commands
 from localstack import stack
 from schemas.errors import HermesError
@@ -145,6 +147,7 @@ def _parser() -> argparse.ArgumentParser:
     create.add_argument("name", help="tenant id: a letter, then letters, digits or _ (max 48)")
     create.add_argument("--display-name", help="human-readable name (default: the tenant id)")
     create.set_defaults(run=_cmd_tenant_create)
+    add_door_commands(commands, tenant_commands, _settings)
 
     evaluation = commands.add_parser("eval", help="run an evaluation")
     benchmarks = evaluation.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
