@@ -117,7 +117,7 @@ class UserHost:
         self._outbox_kick = threading.Event()
         self._drain_lock = threading.Lock()
         self._index: Any = None
-        self._maintenance: asyncio.Task[None] | None = None
+        self._housekeeping: asyncio.Task[None] | None = None
         threading.Thread(target=self._drain_forever, name="outbox", daemon=True).start()
         # load the model now rather than in the first user's call
         threading.Thread(target=self.embedder.embed_queries, args=(["warm up"],), daemon=True).start()
@@ -132,7 +132,7 @@ class UserHost:
         trace_context: dict[str, str] | None = None,
     ) -> R:
         """``command`` on the user's service, in the user's mailbox (activating the user if need be)."""
-        self._start_maintenance()
+        self._start_housekeeping()
         if host_of(tenant_id, user_id, self.pool_size) != self.index:
             raise WrongHost(f"user {user_id!r} is not served by {self.name}", self.pool_size)
         key = (tenant_id, user_id)
@@ -283,11 +283,11 @@ class UserHost:
             self._bytes -= resident.bytes
             self._passivations += 1
 
-    def _start_maintenance(self) -> None:
-        if self._maintenance is None or self._maintenance.done():
-            self._maintenance = asyncio.get_running_loop().create_task(self._maintain_forever())
+    def _start_housekeeping(self) -> None:
+        if self._housekeeping is None or self._housekeeping.done():
+            self._housekeeping = asyncio.get_running_loop().create_task(self._keep_house_forever())
 
-    async def _maintain_forever(self) -> None:
+    async def _keep_house_forever(self) -> None:
         """Batched recall heat to SQL, idle users passivated."""
         while True:
             await asyncio.sleep(min(ACCESS_FLUSH_SECONDS, max(self.settings.actor_idle_seconds / 4, 0.05)))

@@ -10,7 +10,10 @@ import re
 import pytest
 
 import actors
+import cli
+import evaluation
 import jobs
+import localstack
 import schemas
 import serve
 from schemas import errors
@@ -29,7 +32,7 @@ def every_error_class() -> set[type[HermesError]]:
         found = set(cls.__subclasses__())
         return found.union(*(subclasses(c) for c in found))
 
-    for package in (actors, jobs, schemas, serve):
+    for package in (actors, cli, evaluation, jobs, localstack, schemas, serve):
         for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
             if "migrations" not in module.name:
                 importlib.import_module(module.name)
