@@ -132,8 +132,8 @@ class UserMemoryService:
         """Add this user's exported records that are not here yet (``actors.app.transfer``), in one commit
         under the fence; the memories are embedded again and the user's memory reloaded."""
         batch, refused = batch_of(self.tenant_id, self.user_id, request.records)
-        missing = [item for item in batch.items if item.state is not State.DELETED]
-        for item, vector in zip(missing, self._embed([i.content for i in missing]), strict=True):
+        to_embed = [item for item in batch.items if item.state is not State.DELETED]
+        for item, vector in zip(to_embed, self._embed([i.content for i in to_embed]), strict=True):
             item.embedding = vector.tobytes()
         self.flush_access()
         with span("sql.import", items=len(batch.items), events=len(batch.events)):
