@@ -29,7 +29,7 @@ import httpx
 from actors.app.tenant_admin import TenantAdmin
 from localstack import stack
 from schemas.api_tenant import TenantLimitsIn
-from schemas.errors import HermesError, InvalidInput
+from schemas.errors import InvalidInput, ServiceRefused
 from schemas.ids import check_tenant_id, check_user_id
 from schemas.settings import HermesSettings
 from schemas.transfer import MEDIA_TYPE
@@ -38,10 +38,6 @@ from schemas.transfer import MEDIA_TYPE
 PART_BYTES = 900 * 1024
 TIMEOUT = 300.0
 Settings = Callable[[argparse.Namespace], HermesSettings]
-
-
-class CommandFailed(HermesError):
-    """The service refused the command: its status and message."""
 
 
 # ------------------------------------------------------------------------------------ over HTTP
@@ -65,7 +61,7 @@ def _checked(response: httpx.Response) -> httpx.Response:
             detail = response.json().get("detail", response.text)
         except ValueError:
             detail = response.text
-        raise CommandFailed(f"{response.status_code}: {detail}")
+        raise ServiceRefused(f"{response.status_code}: {detail}")
     return response
 
 
