@@ -7,6 +7,7 @@
                               [--holdout SAMPLE_ID,...]
     hermes-memory jobs consolidate|group-profiles|restore|reindex [--tenant T ...] [job options]
     hermes-memory jobs runs [--job JOB]
+    hermes-memory mcp [--url URL] [--key KEY] [--user ID]    (the MCP tools over stdio, for desktop agents)
     hermes-memory export|import|keys|tenant show|policy|limits|consent|rotate-key|user consent ... (cli.doors)
     hermes-memory version
 
@@ -15,6 +16,8 @@ comes from the ``HERMES_*`` environment variables read by ``HermesSettings``.
 """
 
 import argparse
+import asyncio
+import os
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -107,6 +110,17 @@ def _cmd_eval_locomo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_mcp(args: argparse.Namespace) -> int:
+    from mcp_door.stdio import serve_stdio  # the MCP SDK only for this command
+
+    if not args.url or not args.key:
+        need = "give --url and --key (or HERMES_MEMORY_URL and HERMES_MEMORY_API_KEY)"
+        print(f"hermes-memory mcp: {need}", file=sys.stderr)
+        return 2
+    asyncio.run(serve_stdio(args.url, args.key, args.user or None))
+    return 0
+
+
 def _cmd_version(args: argparse.Namespace) -> int:
     print(f"{DISTRIBUTION} {_version()}")
     return 0
@@ -181,6 +195,14 @@ def _parser() -> argparse.ArgumentParser:
     locomo.set_defaults(run=_cmd_eval_locomo)
 
     add_job_commands(commands)
+
+    mcp = commands.add_parser("mcp", help="serve the MCP tools over stdio, as a client of a running stack")
+    mcp.add_argument("--url", default=os.environ.get("HERMES_MEMORY_URL"), help="the stack's base URL")
+    mcp.add_argument("--key", default=os.environ.get("HERMES_MEMORY_API_KEY"), help="the tenant's API key")
+    mcp.add_argument(
+        "--user", default=os.environ.get("HERMES_MEMORY_USER"), help="bind every call to this user"
+    )
+    mcp.set_defaults(run=_cmd_mcp)
 
     version = commands.add_parser("version", help="print the version")
     version.set_defaults(run=_cmd_version)

@@ -1,8 +1,13 @@
-// What a person may do to a memory, by its state: confirm, freeze (reason), the audited unfreeze (reason
-// and dialog id required), forget (reason). Each opens a small form; `done(action, result)` follows success.
+// What a person may do to a memory, by its state: confirm, edit (reason), freeze (reason), the audited
+// unfreeze (reason and dialog id required; a frozen fact is edited there), forget (reason). Each opens a
+// small form; `done(action, result)` follows success.
+//
+// An edit is a new statement of the same kind and slot, written through both gates, then the old memory
+// forgotten with the reason (naming its replacement): a memory is never rewritten in place.
 
 import { api, userPath } from "./api.js";
 import { errorBox, field, h, replaceChildren } from "./dom.js";
+import { consoleDialog } from "./write.js";
 
 const ACTIVE = new Set(["pending", "confirmed", "frozen", "unfrozen"]);
 
@@ -47,6 +52,35 @@ export function memoryActions(userId, memory, done) {
         replaceChildren(panel, errorBox(error));
       }
     } }, "Confirm"));
+  }
+  if (memory.state === "pending" || memory.state === "confirmed" || memory.state === "unfrozen") {
+    const edit = async (v) => {
+      const written = await api("POST", userPath(userId, "/memories"), { body: {
+        content: v.content,
+        kind: memory.kind,
+        polarity: memory.polarity,
+        slot: memory.slot,
+        value: memory.slot ? v.value || memory.value : null,
+        session_id: memory.source_session_id || "console",
+        dialog_ids: [consoleDialog()],
+        remember: true,
+      } });
+      const kept = written.outcomes.find((o) => o.memory_id !== memory.memory_id && o.action !== "ignored" && o.action !== "conflict");
+      if (!kept) throw new Error(written.outcomes.map((o) => o.detail || o.action).join("; ") || "the gates kept nothing of the edit");
+      await api("DELETE", path(""), { query: { reason: `edited, replaced by ${kept.memory_id}: ${v.reason}` } });
+      return kept;
+    };
+    buttons.push(h("button", { type: "button", dataset: { do: "edit" }, onclick: () =>
+      form(
+        "edit",
+        [
+          ["content", field("New content", { tag: "textarea", name: "content", required: true, maxlength: 8000, rows: 2, value: memory.content })],
+          ...(memory.slot ? [["value", field(`New value of ${memory.slot}`, { name: "value", maxlength: 500, value: memory.value || "" })]] : []),
+          ["reason", field("Reason (required, audited)", { name: "reason", required: true, maxlength: 1000 })],
+        ],
+        "Save the edit",
+        edit,
+      ) }, "Edit…"));
   }
   if (memory.state === "confirmed" || memory.state === "unfrozen") {
     buttons.push(h("button", { type: "button", dataset: { do: "freeze" }, onclick: () =>

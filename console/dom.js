@@ -12,7 +12,16 @@ export function h(tag, props = {}, ...children) {
     else element.setAttribute(name, value === true ? "" : String(value));
   }
   append(element, children);
+  if (tag === "table") labelCells(element);
   return element;
+}
+
+/** Each cell gets its column's header as `data-label`: a narrow screen shows rows stacked, labelled. */
+function labelCells(table) {
+  const heads = [...table.querySelectorAll("thead th")].map((th) => th.textContent);
+  for (const row of table.querySelectorAll("tbody tr")) {
+    [...row.children].forEach((cell, n) => heads[n] && cell.setAttribute("data-label", heads[n]));
+  }
 }
 
 function append(element, children) {
@@ -88,6 +97,7 @@ export const notice = (text) => h("p", { class: "notice", role: "status" }, text
 
 /** A label + input pair; `attrs` go to the input. */
 export function field(label, attrs) {
-  const input = h(attrs.tag || "input", { ...attrs, tag: undefined });
+  const input = h(attrs.tag || "input", { ...attrs, tag: undefined, value: undefined });
+  if (attrs.value !== undefined) input.value = attrs.value; // a textarea's text is its value, not an attribute
   return { input, element: h("label", { class: "field" }, h("span", {}, label), input) };
 }

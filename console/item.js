@@ -81,7 +81,11 @@ export async function renderItem(el, ctx, memoryId, message = "") {
   }
   if (!ctx.current()) return;
   const m = detail.memory;
-  const after = async (action) => {
+  const after = async (action, result) => {
+    if (action === "edit") {
+      window.location.hash = `${ctx.base}/item/${result.memory_id}`; // the replacement, with its own trail
+      return;
+    }
     await ctx.refreshUsage();
     await renderItem(el, ctx, memoryId, `${action}: done`);
   };

@@ -8,6 +8,7 @@ import { renderFrozen, renderMemory } from "./memory.js";
 import { renderProfile } from "./profile.js";
 import { renderRecall } from "./recall.js";
 import { renderSession } from "./session.js";
+import { renderWrite } from "./write.js";
 
 const TABS = {
   memory: ["Memory", renderMemory],
@@ -16,7 +17,12 @@ const TABS = {
   alerts: ["Alerts", renderUserAlerts],
   recall: ["Recall", renderRecall],
   session: ["Session context", renderSession],
+  write: ["Write", renderWrite],
 };
+
+/** A user holding nothing (never written for, or every memory forgotten): reading never creates one, so every
+ * count is zero; the tenant's user list leaves such a user out too. */
+const isUnknown = (summary) => !summary.last_write_at && summary.layers.every((l) => !l.used) && !summary.frozen && !summary.open_alerts;
 
 export async function renderUser(view, where, context, current) {
   const { userId, tab, arg } = where;
@@ -42,6 +48,19 @@ export async function renderUser(view, where, context, current) {
     );
   };
   const ctx = { ...context, userId, base, current, refreshUsage };
+  if (tab !== "write" && isUnknown(await api("GET", userPath(userId, "/summary")))) {
+    if (!current()) return;
+    return replaceChildren(
+      view,
+      h(
+        "section",
+        { class: "gone", id: "no-such-user" },
+        h("h1", {}, "No such user"),
+        h("p", {}, `No user “${userId}” holds memories in this tenant. User ids are matched exactly, capitals included; a user whose every memory was forgotten holds none either.`),
+        h("p", {}, h("a", { href: "#/users" }, "Find a user"), " · ", h("a", { href: `${base}/write` }, `write a first memory for “${userId}”`)),
+      ),
+    );
+  }
   const [, renderTab] = tab === "item" ? [null, (el, c) => renderItem(el, c, arg)] : TABS[tab] || TABS.memory;
   await Promise.all([refreshUsage(), renderTab(body, ctx)]);
 }

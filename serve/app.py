@@ -1,6 +1,7 @@
 """The Ray Serve application: one deployment, ``HermesMemory``, with two front doors onto one code path.
 
-* HTTP: the FastAPI ingress (routers in ``serve.routes``, OpenAPI at ``/docs``).
+* HTTP: the FastAPI ingress (routers in ``serve.routes``, OpenAPI at ``/docs``), and the Model Context
+  Protocol at ``/mcp`` (``serve.mcp``).
 * Python: the deployment handle's ``run``, taking the caller's tenant API key and a user command
   (``actors.app.commands``), e.g. ``await handle.run.remote(api_key, "u1", Recall(request={"query": q}))``
   (a write may add an ``idempotency_key``); and ``create_tenant`` with the admin key.
@@ -16,19 +17,25 @@ is the same for ``serve run serve.app:app_builder`` and Serve config files (``ar
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 import ray
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel
 from ray import serve
 from ray.serve import Application
+from starlette.routing import Route
 
 from actors.app.commands import UserCommand
 from schemas.api import CreateTenantRequest, TenantCreated
 from schemas.settings import HermesSettings
 from serve.errors import BodySizeLimit, install_error_handlers
 from serve.gateway import Gateway
+from serve.mcp import PATH as MCP_PATH
+from serve.mcp import McpEndpoint
 from serve.routes import (
     admin,
     alert_review,
@@ -40,9 +47,11 @@ from serve.routes import (
     recall,
     sessions,
     tenant,
+    tenant_search,
     transfer,
     users,
 )
+from serve.routes.deps import current_gateway
 from serve.telemetry import TraceRequests
 
 R = TypeVar("R", bound=BaseModel)
@@ -52,10 +61,22 @@ MAX_BODY_BYTES = 1024 * 1024
 
 
 def create_fastapi_app() -> FastAPI:
-    app = FastAPI(
+    # the MCP endpoint is no route, so it takes the routes' gateway dependency, override included (tests)
+    mcp = McpEndpoint(lambda: app.dependency_overrides.get(current_gateway, current_gateway)())
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with mcp.running():
+            yield
+
+    # the API docs (/docs) load Swagger UI from the package, not a CDN: they work offline (ReDoc is left
+    # out: it still fetches its logo from its CDN)
+    app = FastAPIOffline(
+        redoc_url=None,
         title="Hermes Memory",
         version="0.1.0",
         description="Cross-session memory for AI agents: bounded and frozen gates, USER profiles.",
+        lifespan=lifespan,
     )
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
     app.add_middleware(TraceRequests)  # added last: the outermost layer, so the span covers the whole request
@@ -67,7 +88,10 @@ def create_fastapi_app() -> FastAPI:
     app.include_router(transfer.router)
     app.include_router(consent.router)
     app.include_router(alert_review.router)
+    app.include_router(tenant_search.router)
     app.include_router(console.router)
+    # the Model Context Protocol door (streamable HTTP; serve.mcp): an ASGI app of its own, not a route
+    app.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False))
     install_error_handlers(app)
     return app
 

@@ -4,8 +4,9 @@ Plain Python, no Ray import: a host (``actors.runtime.host``) runs one instance 
 and serializes the user's calls. Order of every mutation: gate decision in memory → one SQL transaction,
 fenced by the host's claim on the user and carrying the vector-index outbox rows (the write is acknowledged
 only after it commits) → ``on_index_change`` tells the host there is outbox work. Recall reads only memory:
-the active items' matrix and keyword postings (``actors.core.recall.view``); recall heat is batched and
-reaches SQL with the next commit or ``flush_access``.
+the active items' matrix and keyword postings (``actors.core.recall.view``) and the newest part of the
+archive, and reaches the rest of a larger archive through the vector index (``actors.app.archive``) only
+when a query needs it; recall heat is batched and reaches SQL with the next commit or ``flush_access``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 
 from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
+from actors.app.archive import IndexedArchive
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
 from actors.app.transfer import batch_of
 from actors.core.context import render_session_context
@@ -35,6 +37,7 @@ from actors.core.records import CohortFeature
 from actors.language.redaction import Neutralized, neutralize_injection, redact
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore
+from actors.store.vectors.index import VectorIndex
 from schemas import api
 from schemas.api_tenant import ResolveAlertRequest
 from schemas.enums import AlertStatus, Layer, State
@@ -43,8 +46,6 @@ from schemas.settings import GatePolicy
 from schemas.transfer import ImportRequest, ImportResult
 
 log = logging.getLogger(__name__)
-#: most archived items the archive recall route reads (newest first)
-ARCHIVE_RECALL_LIMIT = 5000
 #: recent query vectors kept per user: an agent often asks the same thing again within a session
 QUERY_CACHE_SIZE = 32
 
@@ -80,9 +81,12 @@ class UserMemoryService:
         clock: Callable[[], datetime] = utcnow,
         fence: Fence | None = None,
         on_index_change: Callable[[], None] = lambda: None,
+        vector_index: Callable[[], VectorIndex] | None = None,
     ):
         """``fence``: the host's (or job's) claim on the user; every commit is refused once it is stale.
-        ``on_index_change``: called after a commit that left work in the vector-index outbox."""
+        ``on_index_change``: called after a commit that left work in the vector-index outbox.
+        ``vector_index``: the index (connected on first call) that recall searches for the part of a large
+        archive beyond ``policy.archive_memory_items``; without it recall reads only what memory holds."""
         self.tenant_id = tenant_id
         self.user_id = user_id
         self.store = store
@@ -92,6 +96,9 @@ class UserMemoryService:
         self.clock = clock
         self.fence = fence
         self._on_index_change = on_index_change
+        self._deep_archive = (
+            None if vector_index is None else IndexedArchive(tenant_id, user_id, store, vector_index)
+        )
         #: recall heat not yet in SQL: committed with the next change, or by ``flush_access``
         self._pending_access = GateChanges()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -165,10 +172,16 @@ class UserMemoryService:
         return self._view
 
     def archive_view(self) -> ArchiveView:
-        """The archive for the archive route, read from SQL on first need and kept in step afterwards."""
+        """The archive for recall: its newest ``archive_memory_items`` read from SQL on first need and kept in
+        step afterwards, the rest through the vector index."""
         if self._archive is None:
             with span("sql.archived"):
-                self._archive = ArchiveView(self.archived_items, self.embedder.dim)
+                self._archive = ArchiveView(
+                    self.newest_archived,
+                    self.embedder.dim,
+                    self.policy.archive_memory_items,
+                    deep=self._deep_archive,
+                )
         return self._archive
 
     def _changed(self, items: Iterable[MemoryItem] = (), forgotten: Iterable[str] = ()) -> None:
@@ -556,9 +569,9 @@ class UserMemoryService:
 
     # ------------------------------------------------------------------ reads for recall and the jobs
 
-    def archived_items(self) -> list[MemoryItem]:
-        """The user's archive, for the archive recall route (bounded by the retention window)."""
-        return self.store.find_archived(self.tenant_id, self.user_id, limit=ARCHIVE_RECALL_LIMIT)
+    def newest_archived(self, limit: int) -> list[MemoryItem]:
+        """The user's ``limit`` most recently archived items."""
+        return self.store.find_archived(self.tenant_id, self.user_id, limit=limit)
 
     def item(self, memory_id: str) -> MemoryItem:
         """An item this user owns: active from memory, anything else from SQL."""

@@ -47,6 +47,15 @@ def test_version_matches_the_package_metadata(tmp_path):
     assert result.stdout.split() == ["hermes-memory", expected]
 
 
+def test_mcp_without_url_or_key_says_what_to_give(tmp_path, monkeypatch):
+    for name in ("HERMES_MEMORY_URL", "HERMES_MEMORY_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    result = run_cli("mcp", "--url", "http://127.0.0.1:1", home=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""  # stdout is the MCP channel: nothing else on it
+    assert "--key" in result.stderr and "HERMES_MEMORY_API_KEY" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_tenant_create_rejects_an_unsafe_id_without_a_traceback(tmp_path):
     result = run_cli("tenant", "create", "no spaces allowed", home=tmp_path)
     assert result.returncode == 1

@@ -135,3 +135,21 @@ def test_the_tenant_key_rotates_with_an_overlap_and_then_ends(http, household):
     assert http.get("/v1/users/bob/memories", headers=headers(new_key_)).status_code == 200
     too_long = http.post("/v1/keys/rotate", json={"overlap_seconds": 10**9}, headers=headers(new_key_))
     assert too_long.status_code == 422
+
+
+def test_a_user_key_over_mcp_reaches_its_user_only(http, serve_app, household):
+    from tests.stack.test_mcp import call, over_http, refused, run
+
+    _, minted, marker = household
+
+    async def script(client):
+        own = await call(client, "recall", query="where do I live")  # no user named: the key's user
+        named = await call(client, "recall", user_id="alice", query="where do I live")
+        other = await refused(client, "recall", user_id="bob", query="what is my locker code")
+        listed = await refused(client, "list_memories", user_id="bob")
+        return own, named, other, listed
+
+    own, named, other, listed = run(over_http(serve_app, minted["api_key"]), script)
+    assert "Lisbon" in str(own) and "Lisbon" in str(named)
+    for words in (other, listed):
+        assert "bound to user 'alice'" in words and marker not in words

@@ -10,9 +10,9 @@ records), ``commit`` (one change set, all or nothing), ``forget`` (erasure and t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Self
 
 from sqlalchemy import ColumnElement, Select, func, select
@@ -398,14 +398,21 @@ class MemoryStore:
         *,
         content_hash: str | None = None,
         slot: str | None = None,
+        memory_ids: Collection[str] | None = None,
+        created: tuple[datetime, datetime] | None = None,
         limit: int = 50,
     ) -> list[MemoryItem]:
-        """Items in the archive layer, most recently archived first."""
+        """Items in the archive layer, most recently archived first; optionally only those with this content
+        hash, slot, one of these ids, or created in ``[start, end)``."""
         query = select(_ITEMS).where(*_user_scope(tenant_id, user_id), MemoryItemRow.layer == Layer.ARCHIVE)
         if content_hash is not None:
             query = query.where(MemoryItemRow.content_hash == content_hash)
         if slot is not None:
             query = query.where(MemoryItemRow.slot == slot)
+        if memory_ids is not None:
+            query = query.where(MemoryItemRow.memory_id.in_(list(memory_ids)))
+        if created is not None:
+            query = query.where(MemoryItemRow.created_at >= created[0], MemoryItemRow.created_at < created[1])
         query = query.order_by(MemoryItemRow.archived_at.desc().nulls_last(), MemoryItemRow.memory_id)
         return self._items("find_archived", query.limit(limit))
 
