@@ -24,6 +24,7 @@ from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
 from actors.app.archive import IndexedArchive
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
+from actors.app.transfer import batch_of
 from actors.core.context import challenge_note, render_session_context, slot_template
 from actors.core.extraction import Extractor, Turn, make_extractor
 from actors.core.forgetting import plan_forgetting
@@ -51,6 +52,7 @@ from schemas.api_tenant import ResolveAlertRequest
 from schemas.enums import AlertStatus, Layer, Polarity, State
 from schemas.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput, NotFound
 from schemas.settings import GatePolicy
+from schemas.transfer import ImportRequest, ImportResult
 
 log = logging.getLogger(__name__)
 #: recent query vectors kept per user: an agent often asks the same thing again within a session
@@ -139,6 +141,32 @@ class UserMemoryService:
     ) -> dict[str, list[str]]:
         """Bring these archived items back to long-term while it has room (``actors.app.maintenance``)."""
         return self.maintenance.restore_archived(memory_ids, reason, actor)
+
+    # ------------------------------------------------------------------------------------ import
+
+    def import_records(self, request: ImportRequest) -> ImportResult:
+        """Add this user's exported records that are not here yet (``actors.app.transfer``), in one commit
+        under the fence; the memories are embedded again and the user's memory reloaded."""
+        batch, refused = batch_of(self.tenant_id, self.user_id, request.records)
+        to_embed = [item for item in batch.items if item.state is not State.DELETED]
+        for item, vector in zip(to_embed, self._embed([i.content for i in to_embed]), strict=True):
+            item.embedding = vector.tobytes()
+        self.flush_access()
+        with span("sql.import", items=len(batch.items), events=len(batch.events)):
+            counts = self.store.transfer.add(self.tenant_id, self.user_id, batch, fence=self.fence)
+        self.engine = self._load()
+        if counts.added:
+            self._on_index_change()
+        return ImportResult(
+            user_id=self.user_id,
+            memories_added=counts.memories_added,
+            memories_present=counts.memories_present,
+            memories_forgotten=counts.memories_forgotten,
+            memories_refused=refused,
+            events_added=counts.events_added,
+            alerts_added=counts.alerts_added,
+            tombstones_added=counts.tombstones_added,
+        )
 
     def _forget_derived(self) -> None:
         """A new engine: the heat and recall structures derived from the old one's items go."""

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal, Protocol, cast
 
+from actors.adapters import plugins
 from actors.core.context import slot_template
 from actors.core.gate.scoring import write_score
 from actors.core.memory import Candidate, utcnow
@@ -356,13 +357,15 @@ def split_speaker(text: str) -> tuple[str | None, str]:
 
 
 def make_extractor(name: str = "rules", languages: str | tuple[str, ...] | None = None) -> Extractor:
-    """The extractor the settings name (``HERMES_EXTRACTOR``, ``HERMES_EXTRACTOR_LANGUAGES``): ``languages``
-    as a comma-separated string or a tuple of pack codes; None reads with every pack."""
+    """The extractor the settings name (``HERMES_EXTRACTOR``, ``HERMES_EXTRACTOR_LANGUAGES``): ``rules``, or a
+    plug-in's name (entry point group ``hermes_memory.extractors``, ``actors.adapters.plugins``), built with
+    ``languages``, a comma-separated string or a tuple of pack codes (None: every pack)."""
     if isinstance(languages, str):
         languages = tuple(code.strip() for code in languages.split(",") if code.strip())
-    if name == "rules":
-        return RuleExtractor(languages)
-    raise ValueError(f"unknown extractor {name!r}; known: rules")
+    extractor: Extractor = plugins.build(
+        plugins.EXTRACTORS, name, {"rules": RuleExtractor}, ("extract",), languages=languages
+    )
+    return extractor
 
 
 class RuleExtractor:
