@@ -8,10 +8,11 @@
     hermes-memory jobs consolidate|group-profiles|restore|reindex [--tenant T ...] [job options]
     hermes-memory jobs runs [--job JOB]
     hermes-memory mcp [--url URL] [--key KEY] [--user ID]    (the MCP tools over stdio, for desktop agents)
+    hermes-memory export|import|keys|tenant show|policy|limits|consent|rotate-key|user consent ... (cli.doors)
     hermes-memory version
 
-Every command takes ``--home DIR`` (default ``$HERMES_HOME`` or ``.hermes``); all other configuration comes
-from the ``HERMES_*`` environment variables read by ``HermesSettings``.
+Every command takes ``--home DIR`` (default ``$HERMES_MEMORY_HOME`` or ``.hermes``); all other configuration
+comes from the ``HERMES_*`` environment variables read by ``HermesSettings``.
 """
 
 import argparse
@@ -21,6 +22,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from cli.doors import add_door_commands
 from jobs.cli import add_job_commands
 from localstack import stack
 from schemas.errors import HermesError
@@ -139,7 +141,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hermes-memory", description="Hermes Memory: the local stack and tools."
     )
-    parser.add_argument("--home", type=Path, help="state directory (default: $HERMES_HOME or .hermes)")
+    parser.add_argument("--home", type=Path, help="state directory (default: $HERMES_MEMORY_HOME or .hermes)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     up = commands.add_parser("up", help="start Milvus, Ray and Serve; serve HTTP until Ctrl-C")
@@ -159,6 +161,7 @@ def _parser() -> argparse.ArgumentParser:
     create.add_argument("name", help="tenant id: a letter, then letters, digits or _ (max 48)")
     create.add_argument("--display-name", help="human-readable name (default: the tenant id)")
     create.set_defaults(run=_cmd_tenant_create)
+    add_door_commands(commands, tenant_commands, _settings)
 
     evaluation = commands.add_parser("eval", help="run an evaluation")
     benchmarks = evaluation.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")

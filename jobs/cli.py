@@ -182,7 +182,7 @@ def run_module(name: str, argv: list[str] | None = None) -> int:
     """``python -m jobs.<module>``: counts go to the log, the report to stdout."""
     command = JOBS[name]
     parser = argparse.ArgumentParser(prog=f"python -m {command.module}", description=command.summary)
-    parser.add_argument("--home", type=Path, help="state directory (default: $HERMES_HOME or .hermes)")
+    parser.add_argument("--home", type=Path, help="state directory (default: $HERMES_MEMORY_HOME or .hermes)")
     _common_arguments(parser)
     command.add_arguments(parser)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")

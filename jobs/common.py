@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import ray
-from sqlalchemy import Select, case, create_engine, func, select
+from sqlalchemy import Select, case, create_engine, exists, func, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
@@ -41,7 +41,7 @@ from actors.app.maintenance import MaintenanceOperations
 from actors.app.service import UserMemoryService
 from actors.core.memory import MemoryItem
 from actors.store.sql.store import MemoryStore
-from actors.store.sql.tables import MemoryItemRow
+from actors.store.sql.tables import MemoryItemRow, UserConsentRow
 from schemas.enums import ACTIVE_STATES, Layer
 from schemas.errors import InvalidInput, OwnershipLost, StoreUnavailable, UserBusy
 from schemas.ids import check_tenant_id
@@ -133,15 +133,25 @@ def read_sql(settings: HermesSettings, statement: Select[*tuple[Any, ...]]) -> r
     return ray.data.read_sql(str(compiled), partial(_dbapi_connection, url), sql_params=params)
 
 
-def users_with_items(tenants: list[str], holding: str = "any") -> Select[str, str, Any]:
+def users_with_items(
+    tenants: list[str], holding: str = "any", consenting_only: bool = False
+) -> Select[str, str, Any]:
     """(tenant_id, user_id, items) of the tenants' users that hold any stored item, or only those with
-    ``"archived"`` items; ``items`` counts each user's active items."""
+    ``"archived"`` items; ``items`` counts each user's active items. ``consenting_only``: less the users who
+    withdrew their own consent to group profiles (``user_consents``)."""
     row = MemoryItemRow
     active = row.state.in_(sorted(ACTIVE_STATES)) & (row.layer != Layer.ARCHIVE)
     query = select(row.tenant_id, row.user_id, func.sum(case((active, 1), else_=0)).label("items"))
     query = query.where(row.tenant_id.in_(tenants))
     if holding == "archived":
         query = query.where(row.layer == Layer.ARCHIVE)
+    if consenting_only:
+        withdrawn = select(UserConsentRow.user_id).where(
+            UserConsentRow.tenant_id == row.tenant_id,
+            UserConsentRow.user_id == row.user_id,
+            UserConsentRow.group_profiles.is_(False),
+        )
+        query = query.where(~exists(withdrawn))
     return query.group_by(row.tenant_id, row.user_id).order_by(row.tenant_id, row.user_id)
 
 
@@ -326,13 +336,17 @@ class BatchJob:
         return read_sql(self.settings, statement).materialize()
 
     def users(
-        self, tenants: list[str], holding: str = "any", only: list[str] | None = None
+        self,
+        tenants: list[str],
+        holding: str = "any",
+        only: list[str] | None = None,
+        consenting_only: bool = False,
     ) -> ray.data.Dataset | None:
         """The tenants' users that hold items (``users_with_items``), only the users named in ``only`` when
         given; None without tenants."""
         if not tenants:
             return None
-        users = read_sql(self.settings, users_with_items(tenants, holding))
+        users = read_sql(self.settings, users_with_items(tenants, holding, consenting_only))
         if only:
             wanted = set(only)
             users = users.filter(lambda row: row["user_id"] in wanted)

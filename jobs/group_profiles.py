@@ -6,7 +6,8 @@ What is counted: a user's concluded values (confirmed or frozen) of ``preference
 only — never declared personal facts (``basic.*``), relations, tasks or temporary states. What leaves a
 user's scope is a count, never content: a feature is published only when at least ``min_cohort`` users hold
 it and the tenant has at least ``min_cohort`` users, so no feature describes a group smaller than that.
-A tenant without consent (or that withdrew it) has its features removed.
+A tenant without consent (or that withdrew it) has its features removed; a user who withdrew their own
+consent (``user_consents``, ``PUT /v1/users/{id}/consent``) is not counted, nor in the cohort's size.
 
 Ray Data reads the users (``read_sql``) and reads each user's conclusions in parallel tasks; the driver
 adds up the counts (small: one entry per distinct slot value) and replaces each tenant's features in one
@@ -74,7 +75,7 @@ def run(
         store, tenants = job.store, job.tenants
         consenting = [t for t in tenants if store.group_profile_consent(t)]
         with job.record(min_cohort=min_cohort) as current:
-            users = job.users(consenting)
+            users = job.users(consenting, consenting_only=True)
             cohort_sizes: Counter[str] = Counter({tenant: 0 for tenant in consenting})
             claims: Counter[tuple[str, str, str, str]] = Counter()
             progress = job.progress(users.count() if users is not None else 0)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from actors.store.sql.tenants import KeyGrant
 from schemas.errors import StackAlreadyRunning, StackStartFailed
 from schemas.settings import HermesSettings
 
@@ -147,7 +148,7 @@ class LocalStack:
         store = self._store
         assert store is not None, "the stack is not started"
         known = self.paths.demo_key_file.read_text().strip() if self.paths.demo_key_file.exists() else ""
-        if known and store.authenticate(known) == DEMO_TENANT:
+        if known and store.authenticate(known) == KeyGrant(DEMO_TENANT):
             return None
         if DEMO_TENANT in store.tenant_ids():
             key = store.rotate_key(DEMO_TENANT)
@@ -263,7 +264,7 @@ def start_detached(argv: list[str], paths: StackPaths, base_url: str, timeout: f
     refuse_if_running(paths)
     paths.home.mkdir(parents=True, exist_ok=True)
     paths.ready_file.unlink(missing_ok=True)  # left by a stack that was killed outright
-    env = {**os.environ, "HERMES_HOME": str(paths.home)}
+    env = {**os.environ, "HERMES_MEMORY_HOME": str(paths.home)}
     with paths.log_file.open("ab") as log:
         child = subprocess.Popen(
             argv,

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from schemas.api import MemoryOut, Reason
 from schemas.enums import Layer, State
+from schemas.ids import UserId
 from schemas.settings import GatePolicy
 
 #: longest user search string (the user-id length)
@@ -53,6 +54,98 @@ class ResolveAlertRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     reason: Reason = Field("", description="why it is resolved; kept in the audit trail")
+
+
+#: the longest overlap or grace a key change may give (a week): long enough to roll out, short enough to end
+MAX_KEY_OVERLAP_SECONDS = 7 * 24 * 3600
+
+
+class MintUserKeyRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: UserId = Field(description="the one user the key reaches")
+    label: str = Field("", max_length=200, description="a name for the key, for listing")
+
+
+class ApiKeyOut(BaseModel):
+    """A further key of the tenant as listed (never the key itself)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    key_id: str
+    #: None: a tenant-wide key (a rotated-out primary key during its overlap)
+    user_id: str | None
+    label: str
+    created_at: datetime
+    #: the key stops working at this time; None: until revoked
+    expires_at: datetime | None
+
+
+class ApiKeyMinted(ApiKeyOut):
+    #: the plaintext key, shown once: only its hash is stored
+    api_key: str
+
+
+class ApiKeyList(BaseModel):
+    keys: list[ApiKeyOut]
+
+
+class RotateKeyRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    overlap_seconds: float = Field(
+        300.0,
+        ge=0,
+        le=MAX_KEY_OVERLAP_SECONDS,
+        description="how long the old key keeps working beside the new one (0: it stops now)",
+    )
+
+
+class KeyRotated(BaseModel):
+    tenant_id: str
+    #: the new primary key, shown once
+    api_key: str
+    #: when the previous key stops working
+    previous_key_expires_at: datetime
+
+
+class TenantLimitsIn(BaseModel):
+    """A tenant's quotas; None: unlimited."""
+
+    model_config = ConfigDict(extra="forbid", from_attributes=True)
+
+    max_users: int | None = Field(None, ge=1)
+    requests_per_minute: int | None = Field(None, ge=1)
+
+
+class TenantSettings(BaseModel):
+    """What an operator sees of a tenant (never its key)."""
+
+    tenant_id: str
+    name: str
+    #: the policy its users live under (the service's defaults with the tenant's changes)
+    policy: GatePolicy
+    limits: TenantLimitsIn
+    group_profile_consent: bool
+    created_at: datetime
+
+
+class TenantList(BaseModel):
+    tenants: list[str]
+
+
+class GroupProfileConsent(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    group_profiles: bool = Field(description="whether the profile conclusions may count in cohort features")
+
+
+class UserConsent(BaseModel):
+    user_id: str
+    #: None: the user gave no answer, so the tenant's holds
+    group_profiles: bool | None
+    #: whether the user is counted in the tenant's group profiles now (the tenant's and the user's answers)
+    counted: bool
 
 
 #: most hits one operator search returns

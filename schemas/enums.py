@@ -55,6 +55,7 @@ class AlertKind(StrEnum):
     CONTRADICTION_REVIEW = "contradiction_review"  # contradictions passed the review threshold
     REPEATED_CORRECTION = "repeated_correction"  # one fact corrected again and again: which value holds?
     CAPACITY_WARNING = "capacity_warning"  # a tier passed GatePolicy.capacity_warning_share of its capacity
+    VITAL_RETRACTION = "vital_retraction"  # an allergy, health or diet fact denied or changed: kept pending
 
 
 class AlertStatus(StrEnum):

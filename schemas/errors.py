@@ -14,7 +14,8 @@ in the caller's process.
     │   └── InvalidIdentifier        422  an id outside its safe alphabet (``schemas.ids``; a ValueError too,
     │                                     so pydantic reports it as a validation error)
     ├── Unauthorized                 401  a missing or unknown API key
-    ├── Forbidden                    403  a valid key not allowed to do this (a wrong admin key)
+    ├── Forbidden                    403  a valid key not allowed to do this (a wrong admin key, a per-user
+    │                                     key naming another user or a tenant-wide operation)
     ├── RateLimited                  429  the tenant's request rate (with Retry-After)
     ├── QuotaExceeded                429  the tenant's user quota, on a write for a new user
     ├── StoreUnavailable             503  SQL or Milvus is down (with Retry-After)
@@ -25,6 +26,8 @@ in the caller's process.
     ├── VectorIndexError             500  the vector index refused an operation
     │   └── VectorSchemaMismatch     500  the collection exists with another schema (dimension, fields)
     ├── UserBusy                     500  a batch job: another job holds the user's lease (never HTTP)
+    ├── ServiceRefused               500  the command line: the running service answered an error (its
+    │                                     status and message; never HTTP)
     └── StackError                   500  the local stack supervisor (``hermes-memory up``; never HTTP)
         ├── StackAlreadyRunning      500  a stack already runs in this home
         └── StackStartFailed         500  a process of the stack did not come up
@@ -135,6 +138,10 @@ class VectorSchemaMismatch(VectorIndexError):
 
 class UserBusy(HermesError):
     """Another job holds the user's lease."""
+
+
+class ServiceRefused(HermesError):
+    pass
 
 
 class StackError(HermesError):

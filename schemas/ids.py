@@ -20,11 +20,13 @@ TENANT_ID_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,47}$"
 USER_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$"
 MEMORY_ID_PATTERN = r"^m_[0-9a-f]{32}$"
 ALERT_ID_PATTERN = r"^a_[0-9a-f]{32}$"
+KEY_ID_PATTERN = r"^k_[0-9a-f]{16}$"
 
 _TENANT = re.compile(TENANT_ID_PATTERN)
 _USER = re.compile(USER_ID_PATTERN)
 _MEMORY = re.compile(MEMORY_ID_PATTERN)
 _ALERT = re.compile(ALERT_ID_PATTERN)
+_KEY = re.compile(KEY_ID_PATTERN)
 
 
 class InvalidIdentifier(InvalidInput, ValueError):
@@ -57,6 +59,7 @@ check_session_id = _checker("session_id", _USER)
 check_dialog_id = _checker("dialog_id", _USER)
 check_memory_id = _checker("memory_id", _MEMORY)
 check_alert_id = _checker("alert_id", _ALERT)
+check_key_id = _checker("key_id", _KEY)
 
 TenantId = Annotated[str, AfterValidator(check_tenant_id)]
 UserId = Annotated[str, AfterValidator(check_user_id)]
@@ -64,6 +67,7 @@ SessionId = Annotated[str, AfterValidator(check_session_id)]
 DialogId = Annotated[str, AfterValidator(check_dialog_id)]
 MemoryId = Annotated[str, AfterValidator(check_memory_id)]
 AlertId = Annotated[str, AfterValidator(check_alert_id)]
+KeyId = Annotated[str, AfterValidator(check_key_id)]
 
 
 def new_memory_id() -> str:

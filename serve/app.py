@@ -40,12 +40,15 @@ from serve.routes import (
     admin,
     alert_review,
     alerts,
+    consent,
     console,
+    keys,
     memories,
     recall,
     sessions,
     tenant,
     tenant_search,
+    transfer,
     users,
 )
 from serve.routes.deps import current_gateway
@@ -81,6 +84,9 @@ def create_fastapi_app() -> FastAPI:
         app.include_router(module.router)
     app.include_router(users.router)
     app.include_router(tenant.router)
+    app.include_router(keys.router)
+    app.include_router(transfer.router)
+    app.include_router(consent.router)
     app.include_router(alert_review.router)
     app.include_router(tenant_search.router)
     app.include_router(console.router)
@@ -101,14 +107,14 @@ class HermesMemory:
     def __init__(self, settings_json: str):
         self.gateway = Gateway.connect(HermesSettings.model_validate_json(settings_json))
 
-    async def _tenant(self, api_key: str) -> str:
-        return await self.gateway.auth.tenant_for(api_key)
+    async def _tenant(self, api_key: str, user_id: str) -> str:
+        return await self.gateway.auth.tenant_for(api_key, user_id)
 
     async def run(
         self, api_key: str, user_id: str, command: UserCommand[R], idempotency_key: str | None = None
     ) -> R:
         """Any user command (``actors.app.commands``), as its HTTP route runs it."""
-        return await self.gateway.run(await self._tenant(api_key), user_id, command, idempotency_key)
+        return await self.gateway.run(await self._tenant(api_key, user_id), user_id, command, idempotency_key)
 
     async def create_tenant(self, admin_key: str, request: CreateTenantRequest | dict) -> TenantCreated:
         return await self.gateway.create_tenant(admin_key, request)

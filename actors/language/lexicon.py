@@ -345,25 +345,11 @@ _POLITE = re.compile(
     r"^(?:(?:please|pls|kindly|can you|could you|would you|以后|请你|请|麻烦你|麻烦|你)[\s,，]*)+", re.I
 )
 _INSTRUCTION_END = " \t.,;:!?。，；：！？~～" + "吧啊呀哦啦"
-#: an instruction longer than this is shown by its canonical value, not quoted whole
-MAX_INSTRUCTION_CHARS = 60
-
-
 def instruction(clause: str) -> str:
     """A style instruction as the user gave it, minus courtesy: "Please keep answers to three sentences" →
     "keep answers to three sentences"; "请用表格回答我" → "用表格回答我"."""
     text = _POLITE.sub("", clause.strip()).strip(_INSTRUCTION_END)
     return text.casefold() if text.isascii() else text
-
-
-def style_words(value: str, content: str) -> str:
-    """A style value in the user's words: the word they used for it (简短 in "回答简短一点", "short" in
-    "keep it short"), else their instruction ("skip the emojis" for "no emoji", "keep answers to three
-    sentences" for "short"), else the canonical value."""
-    if _spelled(value, content) is not None:
-        return value
-    said = surface_form(value, content) or instruction(content)
-    return said if said and len(said) <= MAX_INSTRUCTION_CHARS else value
 
 
 #: the longest English phrase ``terms_in`` looks up, in words

@@ -1,8 +1,12 @@
-"""Where the provider's settings come from, and which Hermes Memory user a Hermes Agent conversation is.
+"""Where the provider's settings come from, which are missing, whether they work, and which Hermes Memory
+user a Hermes Agent conversation is.
 
-Settings: ``$HERMES_HOME/hermes_memory.json`` (written by ``hermes memory setup``), overridden by the
-environment: ``HERMES_MEMORY_URL``, ``HERMES_MEMORY_API_KEY`` (a secret: the environment or Hermes Agent's
-``.env`` only, never the JSON file), ``HERMES_MEMORY_PREFETCH_BUDGET_MS``, ``HERMES_MEMORY_TIMEOUT``.
+Settings: ``$HERMES_HOME/hermes_memory.json`` (written by ``hermes memory setup``), overridden by
+``$HERMES_HOME/.env`` (read here, so a script driving Hermes Agent's ``MemoryManager`` needs no ``hermes``
+CLI to load it), overridden by the environment: ``HERMES_MEMORY_URL``, ``HERMES_MEMORY_API_KEY`` (a secret:
+the environment or ``.env`` only, never the JSON file), ``HERMES_MEMORY_PREFETCH_BUDGET_MS``,
+``HERMES_MEMORY_TIMEOUT``. ``ProviderSettings.missing`` names what is not set; ``check_connection`` tries
+the URL and the key against the service (``hermes memory setup`` runs it).
 
 Scoping: one Hermes Agent user is one Hermes Memory user. The first of these that is set names it:
 
@@ -24,7 +28,9 @@ from typing import Any
 #: the provider's name: its plugin directory, and the value of Hermes Agent's ``memory.provider``
 NAME = "hermes_memory"
 CONFIG_FILE = "hermes_memory.json"
+ENV_FILE = ".env"
 ENV_PREFIX = "HERMES_MEMORY_"
+_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:@-]+")
 _MAX_ID = 128
 
@@ -42,7 +48,12 @@ class ProviderSettings:
 
     @property
     def configured(self) -> bool:
-        return bool(self.url and self.api_key)
+        return not self.missing()
+
+    def missing(self) -> list[str]:
+        """The required settings that are not set, by their variable names."""
+        required = {"url": self.url, "api_key": self.api_key}
+        return [ENV_PREFIX + name.upper() for name, value in required.items() if not value]
 
     @classmethod
     def load(cls, hermes_home: str | os.PathLike[str] | None) -> ProviderSettings:
@@ -51,10 +62,12 @@ class ProviderSettings:
         if path is not None and path.is_file():
             stored = json.loads(path.read_text(encoding="utf-8"))
             values.update({k: v for k, v in stored.items() if k in _FIELDS and k != "api_key"})
+        dotenv = read_env_file(Path(hermes_home) / ENV_FILE) if hermes_home else {}
         for name in _FIELDS:
-            env = os.environ.get(ENV_PREFIX + name.upper())
-            if env:
-                values[name] = env
+            variable = ENV_PREFIX + name.upper()
+            value = os.environ.get(variable) or dotenv.get(variable)
+            if value:
+                values[name] = value
         return cls(**{name: _FIELDS[name](value) for name, value in values.items()})
 
     @staticmethod
@@ -73,6 +86,52 @@ _FIELDS: dict[str, Any] = {
     "timeout": float,
     "recall_k": int,
 }
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """``KEY=value`` lines of a dotenv file (comments, blank lines and ``export`` allowed; one level of
+    quotes removed); a missing or unreadable file is empty."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        match = _ENV_LINE.match(line)
+        if match is None or line.lstrip().startswith("#"):
+            continue
+        key, value = match.groups()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        else:
+            value = value.split(" #", 1)[0].strip()
+        found[key] = value
+    return found
+
+
+def check_connection(url: str, api_key: str, timeout: float = 5.0, transport: Any = None) -> tuple[bool, str]:
+    """Whether the service answers at ``url`` and accepts ``api_key``, with a sentence saying so
+    (``transport``: an ``httpx`` transport, for tests)."""
+    import httpx
+
+    base = url.rstrip("/")
+    try:
+        with httpx.Client(base_url=base, timeout=timeout, transport=transport) as client:
+            if client.get("/healthz").status_code != 200:
+                return False, f"{base} answers, but is not a Hermes Memory service (no /healthz)"
+            answer = client.get("/v1/policy", headers={"X-API-Key": api_key})
+    except httpx.HTTPError as error:
+        return False, f"cannot reach {base}: {error}"
+    if answer.status_code == 200:
+        return True, f"{base} accepted the tenant key of {answer.json().get('tenant_id', '?')!r}"
+    if answer.status_code == 403 and "bound to user" in answer.text:
+        return (
+            False,
+            "this key reaches one user only; the provider serves every Hermes user: use a tenant key",
+        )
+    if answer.status_code == 401:
+        return False, f"{base} refused the API key (HERMES_MEMORY_API_KEY): check it, or mint a new one"
+    return False, f"{base} answered {answer.status_code}: {answer.text[:200]}"
 
 
 def safe_id(text: str) -> str:

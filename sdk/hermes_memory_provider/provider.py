@@ -101,7 +101,11 @@ class HermesMemoryProvider(MemoryProvider):
         context = kwargs.get("agent_context") or "primary"
         self._writes = context not in READ_ONLY_CONTEXTS and kwargs.get("platform") != "cron"
         if not self._settings.configured:
-            log.warning("Hermes Memory: no URL or API key configured; the provider stays inactive")
+            log.warning(
+                "Hermes Memory: %s not set (in the environment or $HERMES_HOME/.env); the provider stays "
+                "inactive",
+                " and ".join(self._settings.missing()),
+            )
             return
         self._client = HermesClient(
             self._settings.url, self._settings.api_key, timeout=self._settings.timeout, retry=_RETRY
@@ -398,6 +402,17 @@ class HermesMemoryProvider(MemoryProvider):
 
     def save_config(self, values: dict[str, Any], hermes_home: str) -> None:
         ProviderSettings.save(values, hermes_home)
+
+    def post_setup(self, hermes_home: str, config: dict[str, Any]) -> None:
+        """``hermes memory setup``: ask for the URL and key, try them, save them, select this provider."""
+        from hermes_memory_provider.setup import run_setup
+
+        if run_setup(hermes_home):
+            from hermes_cli.config import save_config
+
+            config.setdefault("memory", {})["provider"] = NAME
+            save_config(config)
+            print(f"  Memory provider: {NAME} (start a new session to activate)")
 
 
 class _Tool:

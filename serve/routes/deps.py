@@ -1,9 +1,12 @@
 """The dependencies every route takes, as ``Annotated`` aliases: the replica's gateway, the caller's tenant
-(from ``X-API-Key``), the admin key, validated path ids, and the optional ``Idempotency-Key``."""
+(from ``X-API-Key``), the admin key, validated path ids, and the optional ``Idempotency-Key``.
+
+The tenant dependency is where a per-user key meets HTTP: it reads the ``{user_id}`` the path names (None on
+a tenant-wide route) and lets the key through only for its own user."""
 
 from typing import Annotated, Any
 
-from fastapi import Depends, Header, Path
+from fastapi import Depends, Header, Path, Request
 
 from schemas.ids import USER_ID_PATTERN, MemoryId, UserId
 from serve.gateway import Gateway
@@ -22,9 +25,9 @@ GatewayDep = Annotated[Gateway, Depends(current_gateway)]
 
 
 async def tenant_from_api_key(
-    gateway: GatewayDep, api_key: Annotated[str | None, Header(alias="X-API-Key")] = None
+    request: Request, gateway: GatewayDep, api_key: Annotated[str | None, Header(alias="X-API-Key")] = None
 ) -> str:
-    return await gateway.auth.tenant_for(api_key)
+    return await gateway.auth.tenant_for(api_key, request.path_params.get("user_id"))
 
 
 TenantDep = Annotated[str, Depends(tenant_from_api_key)]

@@ -75,7 +75,7 @@ QUICK = Plan(history_turns=10, single_requests=30, mixed_users=16, mixed_seconds
 def stack(tree: Path, home: Path, extra_env: dict[str, str], say) -> Iterator[tuple[str, str, int]]:
     """``hermes-memory up --detach`` from ``tree``; yields (base URL, the demo tenant's key, stack pid)."""
     port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(tree), "HERMES_HOME": str(home), **extra_env}
+    env = {**os.environ, "PYTHONPATH": str(tree), "HERMES_MEMORY_HOME": str(home), **extra_env}
     for name in ("RAY_ADDRESS", "HERMES_TRACE_FILE"):
         env.pop(name, None)
     command = [

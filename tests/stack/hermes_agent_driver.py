@@ -207,9 +207,66 @@ def unreachable() -> dict[str, Any]:
     }
 
 
+def setup_then_plain_script() -> dict[str, Any]:
+    """``hermes memory setup hermes_memory`` (Hermes Agent's own command) with a wrong key, then the right
+    one; then a plain script, with nothing in its environment, drives ``MemoryManager`` on what setup saved
+    in ``$HERMES_HOME/.env``. Also: what an unconfigured provider says, and the declared entry point."""
+    import builtins
+    import getpass
+    import logging
+    from importlib.metadata import entry_points
+
+    from hermes_cli.memory_setup import cmd_setup_provider
+
+    url = os.environ.pop("HERMES_MEMORY_URL")
+    key = os.environ.pop("HERMES_MEMORY_API_KEY")
+    home = os.environ["HERMES_HOME"]
+    warnings: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: warnings.append(record.getMessage())  # type: ignore[method-assign]
+    logging.getLogger("hermes_memory_provider").addHandler(handler)
+    unconfigured = load_memory_provider("hermes_memory")
+    unconfigured.initialize("s0", platform="telegram", user_id="zed")
+    answers = iter([url, key[:-1] + ("0" if key[-1] != "0" else "1"), "", key])
+    builtins.input = lambda prompt="": next(answers)
+    getpass.getpass = lambda prompt="": next(answers)
+    shown: list[str] = []
+    original_print = builtins.print
+    builtins.print = lambda *args, **kwargs: shown.append(" ".join(str(a) for a in args))
+    try:
+        cmd_setup_provider("hermes_memory")
+    finally:
+        builtins.print = original_print
+    env_file = open(os.path.join(home, ".env"), encoding="utf-8").read()
+    manager = agent("s1", platform="telegram", user_id="yara")
+    turn(manager, "I'm allergic to shellfish", "Noted.", "s1")
+    settle(manager)
+    recalled = tool(manager, "hermes_memory_recall", query="what am I allergic to")
+    manager.shutdown_all()
+    points = {ep.name: ep for ep in entry_points(group="hermes_agent.memory_providers")}
+    module = points["hermes_memory"].load() if "hermes_memory" in points else None
+    return {
+        "warnings": warnings,
+        "setup_output": shown,
+        "env_has_key": f"HERMES_MEMORY_API_KEY={key}" in env_file,
+        "env_mode": oct(os.stat(os.path.join(home, ".env")).st_mode & 0o777),
+        "recalled": recalled,
+        "entry_point": points["hermes_memory"].value if module is not None else None,
+        "entry_point_registers": callable(getattr(module, "register", None)),
+    }
+
+
 SCENARIOS = {
     f.__name__: f
-    for f in (two_users, prefetch_budget, read_only_contexts, tools_and_mirror, resumed_session, unreachable)
+    for f in (
+        two_users,
+        prefetch_budget,
+        read_only_contexts,
+        tools_and_mirror,
+        resumed_session,
+        unreachable,
+        setup_then_plain_script,
+    )
 }
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ def cli_command() -> list[str]:
 def run_cli(
     *args: str, home: Path, timeout: float = 120, milvus_server: str = "lite"
 ) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HERMES_HOME": str(home), "HERMES_EMBEDDER": "hash"}
+    env = {**os.environ, "HERMES_MEMORY_HOME": str(home), "HERMES_EMBEDDER": "hash"}
     env["HERMES_MILVUS_SERVER"] = milvus_server
     # The stack must start its own Ray, never join the test session's cluster.
     env.pop("RAY_ADDRESS", None)
@@ -65,6 +65,7 @@ def test_tenant_create_rejects_an_unsafe_id_without_a_traceback(tmp_path):
 
 def test_tenant_create_prints_a_key_that_the_store_accepts(tmp_path):
     from actors.store.sql.store import MemoryStore
+    from actors.store.sql.tenants import KeyGrant
     from schemas.settings import HermesSettings
 
     result = run_cli("tenant", "create", "acme", home=tmp_path)
@@ -72,7 +73,7 @@ def test_tenant_create_prints_a_key_that_the_store_accepts(tmp_path):
     key = result.stdout.strip()
     store = MemoryStore.from_settings(HermesSettings(home=tmp_path))
     try:
-        assert store.authenticate(key) == "acme"
+        assert store.authenticate(key) == KeyGrant("acme")
     finally:
         store.dispose()
     again = run_cli("tenant", "create", "acme", home=tmp_path)

@@ -153,3 +153,15 @@ def test_unreachable_service_leaves_the_agent_working(hermes_agent):
     assert out["remembered"]["ok"] is False and out["remembered"]["error"] == "unavailable"
     assert out["available"] is False
     assert out["seconds"] < 15, out["seconds"]
+
+
+def test_setup_checks_the_key_and_a_plain_script_reads_the_saved_env(hermes_agent, serve_app, tenant_key):
+    out = hermes_agent.run("setup_then_plain_script", serve_app, tenant_key)
+    assert any("HERMES_MEMORY_URL and HERMES_MEMORY_API_KEY not set" in w for w in out["warnings"]), out
+    said = "\n".join(out["setup_output"])
+    assert "not working" in said and "refused the API key" in said  # the wrong key, tried first
+    assert "ok: " in said and "accepted the tenant key" in said
+    assert out["env_has_key"] and out["env_mode"] == "0o600"
+    assert out["recalled"]["ok"] is True
+    assert any("shellfish" in hit["content"] for hit in out["recalled"]["hits"]), out["recalled"]
+    assert out["entry_point"] == "hermes_memory_provider" and out["entry_point_registers"]

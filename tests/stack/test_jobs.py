@@ -423,6 +423,12 @@ def test_group_features_never_reveal_a_cohort_smaller_than_the_minimum(http, sta
     text = context.json()["text"]
     assert "cohort-derived" in text and "music: Jazz (83% of users)" in text
     assert "oolong" not in text.lower() and "ville" not in text
+
+    withdrawn = http.put("/v1/users/p0/consent", json={"group_profiles": False}, headers={"X-API-Key": key})
+    assert withdrawn.status_code == 200 and withdrawn.json()["group_profiles"] is False
+    report = group_profiles.run(stack_settings, [tenant], min_cohort=5)
+    assert report["users"] == 5  # p0 is not counted, not even in the cohort's size
+    assert sql_store.jobs.cohort_features(tenant) == []  # so jazz is held by 4 of 5: below the minimum
     listed = http.get("/v1/users/newbie/memories", headers={"X-API-Key": key}).json()
     assert listed["items"] == []  # seeded context, never the user's memory
 

@@ -36,7 +36,7 @@ def cli(*args: str, env: dict[str, str], timeout: float = 300) -> subprocess.Com
 def traced_stack(tmp_path_factory):
     home = tmp_path_factory.mktemp("traced")
     spans = home / "spans.jsonl"
-    env = {**os.environ, "HERMES_HOME": str(home), "HERMES_TRACE_FILE": str(spans)}
+    env = {**os.environ, "HERMES_MEMORY_HOME": str(home), "HERMES_TRACE_FILE": str(spans)}
     for name in ("RAY_ADDRESS", "OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT"):
         env.pop(name, None)  # the stack starts its own Ray; spans go to the file only
     port = free_port()
@@ -82,7 +82,7 @@ def test_a_write_is_one_trace_from_http_through_the_host_to_sql(traced_stack):
     )
     assert response.status_code == 200, response.text
     http_span = "POST /v1/users/{user_id}/turns"
-    chain = [http_span, "hermes.write_turns", "host.write_turns", "embedder.embed_passages", "sql.commit"]
+    chain = [http_span, "upsert_memory", "host.write_turns", "embedder.embed_passages", "sql.commit"]
     found = read_spans(spans_file, trace_id, set(chain))
     assert set(chain) <= set(found), sorted(found)
 
@@ -93,21 +93,29 @@ def test_a_write_is_one_trace_from_http_through_the_host_to_sql(traced_stack):
         caller_span in _ids_up(root, by_id) or root["parent_id"] == caller_span
     )  # joined the caller's trace
     expected_ancestry = {
-        "hermes.write_turns": http_span,
-        "host.write_turns": "hermes.write_turns",
+        "upsert_memory": http_span,
+        "host.write_turns": "upsert_memory",
         "embedder.embed_passages": "host.write_turns",
         "sql.commit": "host.write_turns",
     }
     for child, parent in expected_ancestry.items():
         assert parent in ancestors(found[child], by_id), (child, ancestors(found[child], by_id))
     processes = {name: found[name]["pid"] for name in chain}
-    assert processes["host.write_turns"] != processes["hermes.write_turns"]
+    assert processes["host.write_turns"] != processes["upsert_memory"]
+    memory_span = found["upsert_memory"]["attributes"]  # by OpenTelemetry's gen_ai.memory.* conventions
+    assert (
+        memory_span["gen_ai.operation.name"] == "upsert_memory"
+        and memory_span["hermes.command"] == "write_turns"
+    )
+    assert memory_span["gen_ai.memory.store.id"] == memory_span["tenant_id"]
+    assert (
+        memory_span["gen_ai.provider.name"] == "hermes_memory"
+        and memory_span["gen_ai.memory.record.count"] == 1
+    )
     assert processes["sql.commit"] == processes["embedder.embed_passages"] == processes["host.write_turns"]
     # the index is synced from the outbox by the same host, after the answer
     deadline = time.monotonic() + 30
-    while not any(
-        json.loads(line)["name"] == "outbox.apply" for line in spans_file.read_text().splitlines()
-    ):
+    while not any(json.loads(line)["name"] == "outbox.apply" for line in spans_file.read_text().splitlines()):
         assert time.monotonic() < deadline, "no outbox.apply span"
         time.sleep(0.5)
 

@@ -1,5 +1,5 @@
 """The semantic reader: what a clause no rule read is about, decided by the embedder the service already
-runs (docs/quality.md#7-a-semantic-reader-beside-the-rules).
+runs (docs/quality.md#8-a-semantic-reader-beside-the-rules).
 
 The labelled utterances of ``utterances.yaml`` (written for this project, both languages, look-alikes that
 must stay slot-less among them) train a small linear model over their E5 passage vectors: multinomial

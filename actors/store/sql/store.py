@@ -10,9 +10,9 @@ records), ``commit`` (one change set, all or nothing), ``forget`` (erasure and t
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Self
 
 from sqlalchemy import ColumnElement, Select, func, select
@@ -24,22 +24,35 @@ from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcno
 from actors.store.sql import ownership
 from actors.store.sql.commit import apply_changes, scope_of
 from actors.store.sql.engine import WRITE_OPTION, build_engine, scrub_sqlite_log, translated_errors
-from actors.store.sql.forget import erase_user_rows, forget_item_rows
+from actors.store.sql.forget import erase_user_rows, forget_item_rows, rewrite_turn_texts
 from actors.store.sql.jobs import INDEXED, JobRecords
 from actors.store.sql.mapping import alert_from_row, event_from_row, item_from_record
 from actors.store.sql.ownership import Fence, OutboxEntry
 from actors.store.sql.tables import (
     AlertRow,
+    ApiKeyRow,
     AppliedRequestRow,
     AuditEventRow,
     MemoryItemRow,
     SessionSnapshotRow,
     TenantRow,
+    UserConsentRow,
 )
-from actors.store.sql.tenants import TenantLimits, hash_api_key, key_matches, new_api_key, tenant_named_by
+from actors.store.sql.tenants import (
+    KeyGrant,
+    KeyInfo,
+    TenantLimits,
+    TenantRecord,
+    hash_api_key,
+    key_matches,
+    new_api_key,
+    new_key_id,
+    tenant_named_by,
+)
+from actors.store.sql.transfer import TransferRecords
 from schemas.enums import ACTIVE_STATES, HISTORY_STATES, AlertStatus, Layer, State
 from schemas.errors import ConcurrentUpdate, InvalidInput, NotFound
-from schemas.ids import check_tenant_id
+from schemas.ids import check_tenant_id, check_user_id
 from schemas.settings import GatePolicy, HermesSettings
 
 #: item reads select the table, not the mapped class: plain rows, no identity map
@@ -60,6 +73,10 @@ def _filtered(
     return query
 
 
+def _key_info(row: ApiKeyRow) -> KeyInfo:
+    return KeyInfo(row.key_id, row.user_id, row.label, row.created_at, row.expires_at)
+
+
 class MemoryStore:
     def __init__(self, url: str, *, echo: bool = False, default_policy: GatePolicy | None = None):
         self.url = url
@@ -68,6 +85,8 @@ class MemoryStore:
         self._default_policy = default_policy or GatePolicy()
         #: the batch jobs' leases, profile digests, cohort features, runs and index bookkeeping
         self.jobs = JobRecords(self._reading, self._writing, self._items)
+        #: a user's rows read for export and added by import (``actors.store.sql.transfer``)
+        self.transfer = TransferRecords(self._reading, self._writing, self._items)
 
     @classmethod
     def from_settings(cls, settings: HermesSettings) -> Self:
@@ -133,15 +152,29 @@ class MemoryStore:
             raise InvalidInput(f"tenant {tenant_id!r} already exists") from error
         return api_key
 
-    def authenticate(self, api_key: str) -> str | None:
+    def authenticate(self, api_key: str) -> KeyGrant | None:
+        """What ``api_key`` reaches: its tenant's primary key reaches every user; a further key of the tenant
+        (not expired) reaches every user or only the one it is bound to; anything else reaches nothing."""
         tenant_id = tenant_named_by(api_key)
-        stored_digest = None
-        if tenant_id is not None:
-            with self._reading("authenticate") as session:
-                stored_digest = session.scalar(
-                    select(TenantRow.api_key_hash).where(TenantRow.tenant_id == tenant_id)
+        if tenant_id is None:
+            key_matches(api_key, None)  # as slow as a lookup
+            return None
+        with self._reading("authenticate") as session:
+            stored_digest = session.scalar(
+                select(TenantRow.api_key_hash).where(TenantRow.tenant_id == tenant_id)
+            )
+            if key_matches(api_key, stored_digest):
+                return KeyGrant(tenant_id)
+            if stored_digest is None:
+                return None
+            further = session.execute(
+                select(ApiKeyRow.user_id, ApiKeyRow.expires_at).where(
+                    ApiKeyRow.tenant_id == tenant_id, ApiKeyRow.key_hash == hash_api_key(api_key)
                 )
-        return tenant_id if key_matches(api_key, stored_digest) else None
+            ).first()
+        if further is None or (further.expires_at is not None and further.expires_at <= utcnow()):
+            return None
+        return KeyGrant(tenant_id, further.user_id)
 
     def tenant_policy(self, tenant_id: str) -> GatePolicy:
         overrides = self._tenant_field(tenant_id, TenantRow.policy)
@@ -168,6 +201,53 @@ class MemoryStore:
             row.max_users = limits.max_users
             row.requests_per_minute = limits.requests_per_minute
 
+    def tenant_record(self, tenant_id: str) -> TenantRecord:
+        with self._reading("tenant_record") as session:
+            row = session.get(TenantRow, tenant_id)
+            if row is None:
+                raise NotFound(f"tenant {tenant_id!r} not found")
+            limits = TenantLimits(max_users=row.max_users, requests_per_minute=row.requests_per_minute)
+            return TenantRecord(
+                row.tenant_id,
+                row.name,
+                dict(row.policy or {}),
+                row.group_profile_consent,
+                limits,
+                row.created_at,
+            )
+
+    def set_tenant_policy(self, tenant_id: str, policy: GatePolicy) -> None:
+        """The tenant's users live under ``policy`` from their next activation on."""
+        with self._writing("set_tenant_policy") as session:
+            row = session.get(TenantRow, tenant_id)
+            if row is None:
+                raise NotFound(f"tenant {tenant_id!r} not found")
+            row.policy = policy.model_dump(mode="json")
+
+    def set_group_profile_consent(self, tenant_id: str, consent: bool) -> None:
+        with self._writing("set_group_profile_consent") as session:
+            row = session.get(TenantRow, tenant_id)
+            if row is None:
+                raise NotFound(f"tenant {tenant_id!r} not found")
+            row.group_profile_consent = consent
+
+    def user_consent(self, tenant_id: str, user_id: str) -> bool | None:
+        """The user's own answer about group profiles; None: not given (the tenant's answer holds)."""
+        with self._reading("user_consent") as session:
+            row = session.get(UserConsentRow, (tenant_id, user_id))
+            return None if row is None else row.group_profiles
+
+    def set_user_consent(self, tenant_id: str, user_id: str, group_profiles: bool) -> None:
+        check_user_id(user_id)
+        with self._writing("set_user_consent") as session:
+            if session.get(TenantRow, tenant_id) is None:
+                raise NotFound(f"tenant {tenant_id!r} not found")
+            row = session.get(UserConsentRow, (tenant_id, user_id))
+            if row is None:
+                row = UserConsentRow(tenant_id=tenant_id, user_id=user_id)
+                session.add(row)
+            row.group_profiles, row.updated_at = group_profiles, utcnow()
+
     def user_usage(self, tenant_id: str, user_id: str) -> tuple[bool, int]:
         """Whether the user holds any item in the tenant, and how many users do (for the user quota)."""
         with self._reading("user_usage") as session:
@@ -189,14 +269,77 @@ class MemoryStore:
             raise NotFound(f"tenant {tenant_id!r} not found")
         return found[0]
 
-    def rotate_key(self, tenant_id: str) -> str:
+    def rotate_key(self, tenant_id: str, overlap_seconds: float = 0.0) -> str:
+        """A new primary key for the tenant (returned once). The old one keeps working for
+        ``overlap_seconds`` (listed as a tenant-wide key until it expires), so clients can switch over
+        without downtime; 0 ends it now."""
+        if overlap_seconds < 0:
+            raise InvalidInput("overlap_seconds must be >= 0")
         api_key = new_api_key(tenant_id)
+        now = utcnow()
         with self._writing("rotate_key") as session:
             row = session.get(TenantRow, tenant_id)
             if row is None:
                 raise NotFound(f"tenant {tenant_id!r} not found")
+            if overlap_seconds > 0:
+                session.add(
+                    ApiKeyRow(
+                        key_id=new_key_id(),
+                        tenant_id=tenant_id,
+                        key_hash=row.api_key_hash,
+                        user_id=None,
+                        label="previous primary key",
+                        created_at=now,
+                        expires_at=now + timedelta(seconds=overlap_seconds),
+                    )
+                )
             row.api_key_hash = hash_api_key(api_key)
         return api_key
+
+    def mint_user_key(self, tenant_id: str, user_id: str, label: str = "") -> tuple[KeyInfo, str]:
+        """A key that reaches ``user_id`` only (for an end-user-facing agent); the key is returned once."""
+        check_user_id(user_id)
+        api_key = new_api_key(tenant_id)
+        row = ApiKeyRow(
+            key_id=new_key_id(),
+            tenant_id=tenant_id,
+            key_hash=hash_api_key(api_key),
+            user_id=user_id,
+            label=label,
+            created_at=utcnow(),
+            expires_at=None,
+        )
+        with self._writing("mint_user_key") as session:
+            if session.get(TenantRow, tenant_id) is None:
+                raise NotFound(f"tenant {tenant_id!r} not found")
+            session.add(row)
+            info = _key_info(row)
+        return info, api_key
+
+    def api_keys(self, tenant_id: str, *, include_expired: bool = False) -> list[KeyInfo]:
+        query = select(ApiKeyRow).where(ApiKeyRow.tenant_id == tenant_id)
+        with self._reading("api_keys") as session:
+            rows = session.scalars(query.order_by(ApiKeyRow.created_at, ApiKeyRow.key_id)).all()
+            now = utcnow()
+            return [
+                _key_info(row)
+                for row in rows
+                if include_expired or row.expires_at is None or row.expires_at > now
+            ]
+
+    def revoke_key(self, tenant_id: str, key_id: str, grace_seconds: float = 0.0) -> KeyInfo:
+        """End a further key now, or after ``grace_seconds`` (a key being replaced); an expiry already
+        sooner is kept."""
+        if grace_seconds < 0:
+            raise InvalidInput("grace_seconds must be >= 0")
+        ends = utcnow() + timedelta(seconds=grace_seconds)
+        with self._writing("revoke_key") as session:
+            row = session.get(ApiKeyRow, key_id)
+            if row is None or row.tenant_id != tenant_id:
+                raise NotFound(f"key {key_id!r} not found")
+            if row.expires_at is None or row.expires_at > ends:
+                row.expires_at = ends
+            return _key_info(row)
 
     # memory
 
@@ -416,11 +559,27 @@ class MemoryStore:
         reason: str,
         actor: str,
         fence: Fence | None = None,
+        also: Sequence[str] = (),
+        rewritten: Sequence[MemoryItem] = (),
     ) -> None:
+        """Forget one item and ``also`` those that go with it (``actors.core.forgetting``), and store the
+        cut turn texts of the ``rewritten`` items, in one transaction; then scrub SQLite's log."""
+        at = utcnow()
         with self._writing("forget_item") as session:
             ownership.check_fence(session, tenant_id, user_id, fence)
-            forget_item_rows(session, tenant_id, user_id, memory_id, reason=reason, actor=actor, at=utcnow())
-            ownership.stage(session, tenant_id, user_id, "delete", [memory_id])
+            forget_item_rows(session, tenant_id, user_id, memory_id, reason=reason, actor=actor, at=at)
+            for other in also:
+                forget_item_rows(
+                    session,
+                    tenant_id,
+                    user_id,
+                    other,
+                    reason=f"with {memory_id}: {reason}",
+                    actor=actor,
+                    at=at,
+                )
+            rewrite_turn_texts(session, tenant_id, user_id, rewritten)
+            ownership.stage(session, tenant_id, user_id, "delete", [memory_id, *also])
         self._scrub()
 
     # the host runtime: ownership and the index outbox

@@ -109,6 +109,42 @@ class TenantRow(Base):
     requests_per_minute: Mapped[int | None] = mapped_column(Integer)
 
 
+class ApiKeyRow(Base):
+    """A tenant's further keys beside its primary one: keys bound to one user (which reach that user only) and
+    a replaced primary key kept valid until ``expires_at`` (rotation without downtime). Only the sha256 hex
+    digest of a key is stored; ``key_id`` names it for listing and revoking."""
+
+    __tablename__ = "api_keys"
+
+    key_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(
+        String(TENANT_ID_LENGTH), ForeignKey("tenants.tenant_id", ondelete="CASCADE")
+    )
+    key_hash: Mapped[str] = mapped_column(String(64))
+    #: NULL: a tenant-wide key (a rotated-out primary key in its overlap); else the one user it reaches
+    user_id: Mapped[str | None] = mapped_column(String(ID_LENGTH))
+    label: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    #: the key stops working at this time (NULL: never); revoking sets it to now
+    expires_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    __table_args__ = (Index("ix_api_keys_tenant_hash", "tenant_id", "key_hash", unique=True),)
+
+
+class UserConsentRow(Base):
+    """A user's own answer about group profiles, beside the tenant's: False keeps the user out of the
+    tenant's cohort counts whatever the tenant agreed; no row (or True) follows the tenant."""
+
+    __tablename__ = "user_consents"
+
+    tenant_id: Mapped[str] = mapped_column(
+        String(TENANT_ID_LENGTH), ForeignKey("tenants.tenant_id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    group_profiles: Mapped[bool] = mapped_column(Boolean)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
 class MemoryItemRow(Base):
     __tablename__ = "memory_items"
 

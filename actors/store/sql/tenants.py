@@ -2,13 +2,16 @@
 
 The tenant id is readable from the key itself, so authentication is one primary-key lookup plus a
 constant-time digest comparison; an unknown tenant still pays for a comparison, so timing does not tell
-which tenants exist.
+which tenants exist. A tenant's further keys (``api_keys``: keys bound to one user, a rotated-out primary
+key during its overlap) have the same shape and are found by their digest within the tenant.
 """
 
 import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 API_KEY_PREFIX = "hm_"
 _SECRET_BYTES = 24  # 192 bits, hex-encoded: no "_" inside the secret, so the last "_" splits it off
@@ -22,6 +25,43 @@ class TenantLimits:
 
     max_users: int | None = None
     requests_per_minute: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TenantRecord:
+    """A tenant's own settings as stored (never its key)."""
+
+    tenant_id: str
+    name: str
+    #: the stored overrides of the service's policy (empty: the defaults)
+    policy: dict[str, Any]
+    group_profile_consent: bool
+    limits: TenantLimits
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class KeyGrant:
+    """What a valid key lets its caller reach: one tenant, and within it every user (``user_id`` None) or
+    only the user the key is bound to."""
+
+    tenant_id: str
+    user_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyInfo:
+    """A further key as listed (never the key itself)."""
+
+    key_id: str
+    user_id: str | None
+    label: str
+    created_at: datetime
+    expires_at: datetime | None
+
+
+def new_key_id() -> str:
+    return f"k_{secrets.token_hex(8)}"
 
 
 def new_api_key(tenant_id: str) -> str:

@@ -19,6 +19,7 @@ from actors.app.commands import (
     Forget,
     Freeze,
     GetMemory,
+    ImportRecords,
     ListMemories,
     PreviewTurns,
     Profile,
@@ -77,9 +78,9 @@ def response_type(cls: type[UserCommand]) -> type:
 
 def test_only_the_writes_store_and_every_command_declares_an_effect():
     effects = {cls.__name__: cls.effect for cls in every_command()}
-    assert len(effects) == 15
+    assert len(effects) == 16
     storing = {name for name, effect in effects.items() if effect is Effect.STORES}
-    assert storing == {"WriteTurns", "WriteMemory"}
+    assert storing == {"WriteTurns", "WriteMemory", "ImportRecords"}
     assert effects["PreviewTurns"] is Effect.READS and effects["ResolveAlert"] is Effect.CHANGES
     assert WriteTurns.name() == "write_turns" and EraseUser.name() == "erase_user"
 
@@ -112,6 +113,7 @@ def test_every_command_answers_its_response_type_and_pickles(store):
         Alerts(status="all"),
         ResolveAlert(alert_id=alert),
         Profile(),
+        ImportRecords(request={"records": []}),
         Forget(memory_id=jazz),
         EraseUser(),
     ]

@@ -6,6 +6,7 @@ from actors.core.extraction import RuleExtractor, Turn, make_extractor
 from actors.language.pack import choose
 from actors.language.packs import PACKS, packs
 from actors.language.segments import segment
+from schemas.errors import InvalidInput
 from schemas.settings import HermesSettings
 
 
@@ -43,5 +44,5 @@ def test_the_extractor_is_built_from_the_settings(monkeypatch):
     turn = Turn("我对花生过敏", "s1", "d1")
     assert [c.value for c in extractor.extract(turn)] == ["peanut"]
     assert english_only.extract(turn) == []  # no Chinese rule book, and no English rule reads it
-    with pytest.raises(ValueError, match="unknown extractor"):
+    with pytest.raises(InvalidInput, match="unknown extractor 'llm': known are rules"):
         make_extractor("llm")

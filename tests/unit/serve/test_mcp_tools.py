@@ -14,9 +14,10 @@ from mcp import Client
 from starlette.datastructures import Headers
 
 from actors.app.commands import Forget, ListMemories, Recall, Unfreeze, WriteMemory, WriteTurns
+from actors.store.sql.tenants import KeyGrant
 from mcp_door.tools import Caller, memory_server
 from schemas.api import ForgetResult, MemoryList, RecallResponse, WriteResult
-from schemas.errors import NotFound
+from schemas.errors import Forbidden, NotFound
 from serve.app import create_fastapi_app
 from serve.errors import error_body
 from serve.mcp import TenantOperations, api_key_of
@@ -27,7 +28,7 @@ USER_IDS = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,20}", fullmatch=True)
 
 
 def run_tools(gateway: RecordingGateway, bound_user: str | None, script) -> Any:
-    caller = Caller(TenantOperations(gateway, "acme"), bound_user=bound_user)
+    caller = Caller(TenantOperations(gateway, KeyGrant("acme", bound_user)), bound_user=bound_user)
 
     async def caller_of(_):
         return caller
@@ -140,3 +141,11 @@ def test_mcp_refuses_a_missing_or_wrong_key_with_the_apis_401():
             answer = client.post("/mcp", json=ping, headers={**accept, **headers})
             assert answer.status_code == 401 and answer.json()["error"] == "unauthorized"
         assert client.post("/mcp", json=ping, headers={**accept, "X-API-Key": KEY}).status_code != 401
+
+
+def test_a_per_user_grant_refuses_another_user_even_past_the_caller():
+    gateway = RecordingGateway()
+    operations = TenantOperations(gateway, KeyGrant("acme", "alice"))
+    with pytest.raises(Forbidden, match="bound to user 'alice' and cannot reach another user"):
+        asyncio.run(operations.recall("bob", {"query": "q"}))
+    assert gateway.calls == []

@@ -28,7 +28,7 @@ from actors.app.commands import (
     WriteMemory,
     WriteTurns,
 )
-from actors.store.sql.tenants import TenantLimits
+from actors.store.sql.tenants import KeyGrant, TenantLimits
 from schemas.api import (
     AlertList,
     MemoryList,
@@ -51,14 +51,19 @@ from serve.routes.deps import current_gateway
 
 KEY = "hm_acme_secret"
 OTHER_KEY = "hm_other_secret"
+ALICE_KEY = "hm_acme_alicesecret"
 MEMORY_ID = "m_" + "a" * 32
 
 
 class FakeStore:
     def __init__(self):
-        self.tenants = {KEY: "acme", OTHER_KEY: "other"}
+        self.tenants = {
+            KEY: KeyGrant("acme"),
+            OTHER_KEY: KeyGrant("other"),
+            ALICE_KEY: KeyGrant("acme", "alice"),
+        }
 
-    def authenticate(self, api_key: str) -> str | None:
+    def authenticate(self, api_key: str) -> KeyGrant | None:
         return self.tenants.get(api_key)
 
     def tenant_limits(self, tenant_id: str) -> TenantLimits:
@@ -68,7 +73,7 @@ class FakeStore:
         self, tenant_id: str, name: str = "", group_profile_consent: bool = False, limits=None
     ) -> str:
         key = f"hm_{tenant_id}_new"
-        self.tenants[key] = tenant_id
+        self.tenants[key] = KeyGrant(tenant_id)
         return key
 
 
@@ -165,6 +170,30 @@ def test_missing_or_unknown_key_is_401_and_nothing_is_called(client, gateway, he
     assert_error(client.post("/v1/users/u1/turns", json=turns(), headers=headers), 401, "unauthorized")
     assert_error(client.get("/v1/stats", headers=headers), 401, "unauthorized")
     assert gateway.calls == []
+
+
+def test_a_user_key_is_refused_every_route_beyond_its_user(client, gateway):
+    spec = client.get("/openapi.json").json()
+    probed = 0
+    for path, methods in spec["paths"].items():
+        if not path.startswith("/v1/"):
+            continue
+        for method in methods:
+            url = path.replace("{user_id}", "bob").replace("{memory_id}", MEMORY_ID)
+            url = url.replace("{alert_id}", "a_" + "b" * 32).replace("{key_id}", "k_" + "c" * 16)
+            response = client.request(method.upper(), url, json={}, headers={"X-API-Key": ALICE_KEY})
+            detail = assert_error(response, 403, "forbidden")["detail"]
+            expected = "cannot reach another user" if "{user_id}" in path else "need a tenant key"
+            expected = "importing needs a tenant key" if path.endswith("/import") else expected
+            assert "bound to user 'alice'" in detail and expected in detail, (method, path, detail)
+            probed += 1
+    assert probed > 15 and gateway.calls == []
+    gateway.replies[Recall] = RecallResponse(query="q", hits=[])
+    own = client.post("/v1/users/alice/recall", json={"query": "q"}, headers={"X-API-Key": ALICE_KEY})
+    assert own.status_code == 200, own.text
+    assert [(tenant, user, type(command)) for tenant, user, command in gateway.calls] == [
+        ("acme", "alice", Recall)
+    ]
 
 
 @pytest.mark.parametrize("bad_user", ['a" or tenant_id != "x', "a b", "ü", "x" * 200])

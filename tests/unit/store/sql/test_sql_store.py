@@ -18,6 +18,7 @@ from sqlalchemy import create_engine, func, select, text
 from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tables import AuditEventRow, Base, MemoryItemRow, TenantRow, TombstoneRow
+from actors.store.sql.tenants import KeyGrant
 from schemas.enums import AlertKind, AlertStatus, Kind, Layer, Polarity, Source, State
 from schemas.errors import ConcurrentUpdate, InvalidInput, NotFound, StoreUnavailable
 from schemas.ids import InvalidIdentifier, new_memory_id
@@ -104,7 +105,7 @@ def test_migrations_build_exactly_the_models_and_rerun_as_no_op(store):
     engine = create_engine(store.url)
     with engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
-        assert connection.scalar(text("SELECT version_num FROM alembic_version")) == "0004"
+        assert connection.scalar(text("SELECT version_num FROM alembic_version")) == "0005"
     engine.dispose()
 
 
@@ -376,7 +377,7 @@ def test_queries_filter_order_and_page(store):
 def test_api_keys_are_hashed_and_authenticate_only_their_tenant(store):
     key = store.create_tenant("acme_eu", "Acme EU")
     assert key.startswith("hm_acme_eu_")
-    assert store.authenticate(key) == "acme_eu"
+    assert store.authenticate(key) == KeyGrant("acme_eu")
     engine = create_engine(store.url)
     with engine.connect() as connection:
         digest = connection.scalar(select(TenantRow.api_key_hash).where(TenantRow.tenant_id == "acme_eu"))
@@ -393,9 +394,45 @@ def test_api_keys_are_hashed_and_authenticate_only_their_tenant(store):
     ):
         assert store.authenticate(forged) is None, forged
     rotated = store.rotate_key("acme_eu")
-    assert store.authenticate(rotated) == "acme_eu" and store.authenticate(key) is None
+    assert store.authenticate(rotated) == KeyGrant("acme_eu") and store.authenticate(key) is None
     with pytest.raises(NotFound):
         store.rotate_key("ghost")
+
+
+def test_rotation_keeps_the_old_key_during_its_overlap_only(store):
+    old = store.create_tenant("acme_eu")
+    new = store.rotate_key("acme_eu", overlap_seconds=600)
+    assert store.authenticate(old) == store.authenticate(new) == KeyGrant("acme_eu")
+    (previous,) = store.api_keys("acme_eu")
+    assert previous.user_id is None and previous.expires_at is not None
+    store.revoke_key("acme_eu", previous.key_id)
+    assert store.authenticate(old) is None and store.authenticate(new) == KeyGrant("acme_eu")
+    assert store.api_keys("acme_eu") == [] and len(store.api_keys("acme_eu", include_expired=True)) == 1
+    with pytest.raises(InvalidInput):
+        store.rotate_key("acme_eu", overlap_seconds=-1)
+
+
+def test_a_user_key_reaches_its_user_of_its_tenant_until_revoked(store):
+    store.create_tenant("acme_eu")
+    other_key = store.create_tenant("globex")
+    info, key = store.mint_user_key("acme_eu", ALICE, label="alice's agent")
+    assert key.startswith("hm_acme_eu_") and info.user_id == ALICE and info.expires_at is None
+    assert store.authenticate(key) == KeyGrant("acme_eu", ALICE)
+    secret = key.rsplit("_", 1)[1]
+    assert store.authenticate(f"hm_globex_{secret}") is None  # a key is its tenant's only
+    assert store.authenticate(other_key) == KeyGrant("globex")
+    with pytest.raises(NotFound):
+        store.revoke_key("globex", info.key_id)  # another tenant cannot revoke it
+    assert store.authenticate(key) == KeyGrant("acme_eu", ALICE)
+    graced = store.revoke_key("acme_eu", info.key_id, grace_seconds=600)
+    assert graced.expires_at is not None and store.authenticate(key) == KeyGrant("acme_eu", ALICE)
+    store.revoke_key("acme_eu", info.key_id)
+    assert store.authenticate(key) is None
+    assert store.revoke_key("acme_eu", info.key_id, grace_seconds=600).expires_at <= datetime.now(UTC)
+    with pytest.raises(InvalidIdentifier):
+        store.mint_user_key("acme_eu", "bad id")
+    with pytest.raises(NotFound):
+        store.mint_user_key("ghost", ALICE)
 
 
 def test_tenant_creation_validates_and_refuses_duplicates(store):
