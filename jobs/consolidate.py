@@ -165,7 +165,7 @@ def _rounded(value: float) -> float | None:
 
 def extraction_figures() -> dict[str, Any]:
     """The semantic reader's figures on the labelled set shipped with the project (held-out part): the same
-    for every tenant, recomputed each run from the shipped model (docs/quality.md#8-a-semantic-reader-beside-the-rules)."""
+    for every tenant, recomputed each run from the shipped model (docs/quality.md, the semantic reader)."""
     from actors.language.understanding.figures import figures, summary
 
     return summary(figures(*shipped_vectors()))

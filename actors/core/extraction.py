@@ -283,7 +283,8 @@ def _read_ordered(clause: Clause, markers: Reading) -> list[tuple[Finding, str]]
     for text, order in parts:
         part = Clause(text=text, probe=text, pack=clause.pack)
         if order:
-            found += [(f, ORDER) for f in _read_books(text[:MAX_PROBE_CHARS], clause.pack) if f.slot]
+            asked = _instructions(part, _read_books(text[:MAX_PROBE_CHARS], clause.pack))
+            found += [(f, ORDER) for f in asked if f.slot]
         else:
             found += [(f, _content(text, f)) for f in _match(part, markers)]
     return found
@@ -354,9 +355,9 @@ def _as_stated(finding: Finding, words: str, turn_text: str) -> tuple[Finding, s
     if is_style(finding.slot):
         # the instruction's own words map into the vocabulary first ("use bullet points" → bullet points),
         # else the rule's key ("skip the emojis" → no emoji)
-        said = instruction(words) if isinstance(words, str) else None
         slot = cast(str, finding.slot)
-        value = (canonical_style(slot, said) if said else None) or canonical_style(slot, finding.value)
+        said = canonical_style(slot, finding.said) if finding.said else None
+        value = said or canonical_style(slot, finding.value)
         if value is None:
             return None
         finding = replace(finding, value=value)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from actors.language.lexicon import categories_of, normalize_value, preference_slot
+from actors.language.lexicon import categories_of, instruction, normalize_value, preference_slot
 from actors.language.pack import Phrasing
 from schemas.enums import Kind, Polarity
 from schemas.slots import SLOTS
@@ -34,6 +34,8 @@ class Finding:
     change: bool = False
     #: a weaker signal than a first-person declaration
     inferred: bool = False
+    #: a style finding: the instruction as said, courtesy dropped (mapped into the style vocabulary first)
+    said: str | None = None
 
 
 Build = Callable[[re.Match[str], str], list[Finding] | None]
@@ -127,10 +129,16 @@ def format_key(clause: str) -> str | None:
     return f"no {key}" if _WITHOUT.search(clause) and key not in ("examples", "plain text") else key
 
 
+def counted(m: re.Match[str], clause: str) -> list[Finding]:
+    """A builder for length limits with a count ("keep answers to three sentences"): short, and the words
+    that say how short (mapped into the style vocabulary: at most 3 sentences)."""
+    return [replace(fact("style.reply_length", "short"), said=instruction(clause))]
+
+
 def formatted(m: re.Match[str], clause: str) -> list[Finding] | None:
     """A builder for format rules: the format the instruction names, as its canonical key."""
     key = format_key(m.group(0)) or format_key(clause)
-    return [fact("style.format", key)] if key else None
+    return [replace(fact("style.format", key), said=instruction(clause))] if key else None
 
 
 class RuleBook:

@@ -310,7 +310,7 @@ STYLE = {
 @pytest.mark.parametrize("lang", [ZH, EN])
 def test_style_instructions_become_style_slots(http, tenant_key, lang):
     # an instruction is kept as a value of the closed vocabulary (actors/core/style.py), stored and shown
-    # as the service's template, never in the words it was given in (docs/quality.md#8-a-semantic-reader-beside-the-rules)
+    # as the service's template, never in the words it was given in (docs/quality.md#7)
     key, user = tenant_key, f"style-{lang}"
     texts = [text for text, _, _ in STYLE[lang]]
     say(http, key, user, "s1", *texts)

@@ -16,6 +16,7 @@ from actors.language.rules import (
     Finding,
     RuleBook,
     always,
+    counted,
     fact,
     formatted,
     is_real_object,
@@ -54,7 +55,7 @@ book.rule(
     r"to no more than)\s+(?:\w+\s+)?" + UNITS + r"\b",
     r"\b(?:answer|reply|respond|explain|sum (?:it )?up)\s+(?:me\s+)?in\s+" + COUNT + r"\s+" + UNITS + r"\b",
     r"\b(?:no more than|at most)\s+" + COUNT + r"\s+" + UNITS + r"\b",
-)(always("style.reply_length", "short"))
+)(counted)
 
 
 book.rule(

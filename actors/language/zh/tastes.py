@@ -13,6 +13,7 @@ from actors.language.rules import (
     Finding,
     RuleBook,
     always,
+    counted,
     fact,
     formatted,
     is_real_object,
@@ -48,7 +49,7 @@ COUNT = r"[一二三四五六七八九十两几\d]+"
 book.rule(
     r"(?:控制在|不超过|不要超过|别超过|限制在|最多)" + COUNT + r"(?:句话?|个字|字|行|段|点)",
     r"^(?:请|麻烦|你|以后|回答|回复)*(?:用)?" + COUNT + r"句话(?:回答|说完|讲完|概括|总结|说清楚)",
-)(always("style.reply_length", "short"))
+)(counted)
 
 
 book.rule(
