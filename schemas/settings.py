@@ -103,9 +103,10 @@ class HermesSettings(BaseSettings):
     admin_key: str = ""  # empty: tenant management endpoints disabled
     #: user hosts in the pool (0: one per CPU of the cluster when the app is built)
     hosts: int = Field(0, ge=0)
-    #: Ray node ids to place hosts on, host i on ``host_nodes[i % len]`` while that node is alive, elsewhere
-    #: when it is not (empty: Ray's SPREAD, which is best effort and may put every host on one node)
-    host_nodes: list[str] = Field(default_factory=list)
+    #: host i runs only on a node that declares the custom resource ``f"{host_resource}{i}"`` (``ray start
+    #: --resources '{"hermes-host-0": 1}'``); empty: Ray's SPREAD, best effort, which may put every host on
+    #: one node
+    host_resource: str = ""
     #: users one host keeps resident at most, and the memory they may take (least recently used leave first)
     host_max_users: int = Field(5000, ge=1)
     host_memory_mb: int = Field(2048, ge=16)

@@ -22,7 +22,6 @@ from typing import Any, TypeVar
 
 import ray
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, RayTaskError
-from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from actors.core.errors import HermesError, StoreUnavailable
 from actors.runtime.host import POOL_ACTOR_NAME, HostStats, UserHost, WrongHost, host_name
@@ -45,16 +44,14 @@ def _host_options(settings: HermesSettings, index: int) -> dict[str, Any]:
         "get_if_exists": True,
         "lifetime": "detached",
         "max_restarts": -1,
-        "scheduling_strategy": _placement(settings, index),
+        **_placement(settings, index),
     }
 
 
-def _placement(settings: HermesSettings, index: int) -> Any:
-    if not settings.host_nodes:
-        return "SPREAD"
-    # soft: a host whose node is gone restarts on another node rather than waiting for it
-    node = settings.host_nodes[index % len(settings.host_nodes)]
-    return NodeAffinitySchedulingStrategy(node, soft=True)
+def _placement(settings: HermesSettings, index: int) -> dict[str, Any]:
+    if settings.host_resource:  # a sliver: the resource says where, it rations nothing
+        return {"resources": {f"{settings.host_resource}{index}": 0.001}}
+    return {"scheduling_strategy": "SPREAD"}
 
 
 @ray.remote(num_cpus=0)

@@ -208,11 +208,11 @@ def test_write_while_sql_is_locked_gets_503_and_lands_when_resent(app):
 
 def test_ray_node_crash_loses_no_acknowledged_write(make_stack_settings):
     """A three-node Ray cluster (``ray.cluster_utils.Cluster``) in a child process, so it cannot meet the
-    session's Ray: the pool's three hosts are placed one per node (``host_nodes``: Ray's SPREAD alone is
-    best effort and once put all three on one node); mid-stream, the worker node that
-    hosts the most users is killed outright (its raylet and workers), a replacement node joins, Ray
-    restarts the lost host on a surviving node, and the writers (``HostRouter``, the path behind both front
-    doors) carry on, resending until acknowledged."""
+    session's Ray: the pool's three hosts are placed one per node by a custom resource each node declares
+    (``host_resource``: Ray's SPREAD alone is best effort and once put all three on one node); mid-stream,
+    the worker node that hosts the most users is killed outright (its raylet and workers), a replacement
+    node declaring the same resource joins, Ray restarts the lost host there, and the writers
+    (``HostRouter``, the path behind both front doors) carry on, resending until acknowledged."""
     settings = make_stack_settings(namespace=f"hermes-node-{uuid.uuid4().hex[:6]}", hosts=3)
     child = subprocess.Popen(
         [sys.executable, __file__, settings.model_dump_json()],
@@ -258,10 +258,13 @@ def node_crash_scenario(settings_json: str) -> dict:
     tenant_id = "nodes"
     store.create_tenant(tenant_id)
     users = [f"n{i}" for i in range(NODE_USERS)]
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
-    workers = [cluster.add_node(num_cpus=1) for _ in range(2)]
-    nodes = [cluster.head_node.node_id, *(worker.node_id for worker in workers)]
-    settings = settings.model_copy(update={"host_nodes": nodes})
+    settings = settings.model_copy(update={"host_resource": "node-crash-host-"})
+
+    def takes_host(index: int) -> dict[str, float]:
+        return {f"{settings.host_resource}{index}": 1.0}
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "resources": takes_host(0)})
+    workers = [cluster.add_node(num_cpus=1, resources=takes_host(i)) for i in (1, 2)]
     try:
         ray.init(address=cluster.address, namespace=settings.namespace)
         cluster.wait_for_nodes()
@@ -285,7 +288,7 @@ def node_crash_scenario(settings_json: str) -> dict:
             state["users_on_killed_node"] = placement[doomed.node_id]
             cluster.remove_node(doomed, allow_graceful=False)
             state["node_killed"] = True
-            cluster.add_node(num_cpus=1)  # the replacement joins
+            cluster.add_node(num_cpus=1, resources=takes_host(1 + workers.index(doomed)))  # the replacement
 
         async def write(user: str, n: int) -> None:
             request = WriteTurnsRequest.model_validate(
