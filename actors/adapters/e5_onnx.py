@@ -55,6 +55,9 @@ class E5Model:
         options.intra_op_num_threads = num_threads
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        # the arena keeps the largest pass's activations for good (measured: ~400 MB resident after batches
+        # of 32 against ~280 MB without it, no measurable speed difference)
+        options.enable_cpu_mem_arena = False
         options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
         options.add_session_config_entry("session.inter_op.allow_spinning", "0")
         graph = build_graph(weights).SerializeToString()
