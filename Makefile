@@ -1,5 +1,5 @@
 # The commands of the README: `make up` (serve the local stack), `make test` (every test, as CI runs them) and
-# `make lint` (ruff and mypy, also run by CI).
+# `make lint` (ruff, the layer contract and mypy, also run by CI).
 # Both create .venv on first use and reinstall only when pyproject.toml changes.
 
 PYTHON ?= python3
@@ -22,9 +22,11 @@ test: $(INSTALLED)
 test-fast: $(INSTALLED)
 	$(BIN)/pytest -m "not slow and not stack and not postgres" $(PYTEST_ARGS)
 
-# ruff, then the type checker (pyproject.toml [tool.mypy]: strict on the core, the typed operations and schemas)
+# ruff, the layer contract (pyproject.toml [tool.importlinter]: nothing imports upward), then the type checker
+# (pyproject.toml [tool.mypy]: strict on the core, the typed operations and schemas)
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/mypy
 
 # Regenerate infra/serve_config.yaml from the app (`serve build`) and embed it in the KubeRay RayService.

@@ -189,20 +189,11 @@ def run_module(name: str, argv: list[str] | None = None) -> int:
     return _run(name, parser.parse_args(argv), progress_bar=False)
 
 
-def settings_for(home: Path | None) -> HermesSettings:
-    from serve.local.stack import local_settings
-
-    settings = HermesSettings()
-    if home is not None:
-        settings = settings.model_copy(update={"home": home})
-    return local_settings(settings)
-
-
 def _run(name: str, args: argparse.Namespace, progress_bar: bool) -> int:
     from jobs.common import connect
 
     command = JOBS[name]
-    settings = settings_for(args.home)
+    settings = HermesSettings().with_absolute_home(args.home)
     connect(settings)
     report = command.run(importlib.import_module(command.module), settings, args, progress_bar)
     print(json.dumps(report, indent=2, default=str, ensure_ascii=False))
@@ -212,7 +203,7 @@ def _run(name: str, args: argparse.Namespace, progress_bar: bool) -> int:
 def _list_runs(args: argparse.Namespace) -> int:
     from actors.store.sql.store import MemoryStore
 
-    store = MemoryStore.from_settings(settings_for(args.home))
+    store = MemoryStore.from_settings(HermesSettings().with_absolute_home(args.home))
     try:
         for run in store.jobs.runs(args.job, limit=args.limit):
             print(json.dumps(run, default=str, ensure_ascii=False))

@@ -1,5 +1,12 @@
 """What every batch job shares: joining the cluster, reading SQL with Ray Data, running a user's maintenance
-operation without racing live writes, run records with a root span, and progress reporting.
+operation without racing live writes, run records with a root span, progress reporting, and the skeleton
+the four jobs run on (``batch_job``).
+
+**One skeleton** (``BatchJob``). Every job opens the store, resolves the tenants and the worker count,
+records the run under a root span (``record``), reads SQL as a Ray Data dataset (``users``, ``read``), maps
+a worker over it (``map``: a class in a fixed pool of actors, one CPU each, or a function in a pool of
+tasks) while reporting progress, and disposes of the store; a job module only says what its worker does
+and how its report adds up.
 
 **Never racing live writes** (``UserRunner``). A job changes a user's memory the way a host does: it takes
 the user's *lease* (so two jobs never work on one user), then *claims* the user (a new fencing epoch, which
@@ -16,7 +23,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
@@ -30,13 +37,13 @@ from sqlalchemy.pool import NullPool
 
 from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, inject_context, span
-from actors.app.operations import MaintenanceOperations
+from actors.app.maintenance import MaintenanceOperations
 from actors.app.service import UserMemoryService
-from actors.core.errors import HermesError, InvalidInput, OwnershipLost, StoreUnavailable
 from actors.core.memory import MemoryItem
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tables import MemoryItemRow
 from schemas.enums import ACTIVE_STATES, Layer
+from schemas.errors import InvalidInput, OwnershipLost, StoreUnavailable, UserBusy
 from schemas.ids import check_tenant_id
 from schemas.settings import GatePolicy, HermesSettings
 
@@ -155,10 +162,6 @@ class UserOutcome:
     active: list[MemoryItem]
 
 
-class UserBusy(HermesError):
-    """Another job holds the user's lease."""
-
-
 class UserRunner:
     """Runs a ``UserMemoryService`` maintenance operation for one user, fenced against live writes."""
 
@@ -208,7 +211,7 @@ class UserRunner:
 def traced_batch(name: str, trace_context: dict[str, str], **attributes: object) -> Iterator[None]:
     """A Ray Data batch as a child span of the job's root span; spans are flushed when it ends, since
     Ray Data stops its workers without a shutdown that would flush a batching exporter."""
-    from serve.telemetry import flush
+    from actors.adapters.telemetry import flush
 
     try:
         with attached(trace_context), span(name, **attributes):
@@ -277,3 +280,97 @@ class Progress:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+
+
+# ------------------------------------------------------------------------------ the job skeleton
+
+
+@contextmanager
+def batch_job(
+    settings: HermesSettings,
+    name: str,
+    tenants: list[str] | None,
+    parallelism: int | None,
+    progress_bar: bool,
+) -> Iterator[BatchJob]:
+    """The store open for one job over the tenants (default: all), disposed of when the job ends."""
+    store = MemoryStore.from_settings(settings)
+    try:
+        checked = resolve_tenants(store, tenants)
+        yield BatchJob(settings, name, store, checked, parallelism or cluster_cpus(), progress_bar)
+    finally:
+        store.dispose()
+
+
+@dataclass
+class BatchJob:
+    settings: HermesSettings
+    name: str
+    store: MemoryStore
+    #: the tenants the job runs over, checked
+    tenants: list[str]
+    #: Ray Data workers at most (default: one per CPU of the cluster)
+    workers: int
+    progress_bar: bool
+
+    def record(self, **params: Any) -> AbstractContextManager[JobRun]:
+        """The run recorded in ``job_runs`` with its parameters, under the root span ``job.<name>``."""
+        params = {"tenants": self.tenants, "parallelism": self.workers, **params}
+        return job_run(self.store, self.name, params)
+
+    def progress(self, total: int, unit: str = "user") -> Progress:
+        return Progress(self.name, total, bar=self.progress_bar, unit=unit)
+
+    def read(self, statement: Select[*tuple[Any, ...]]) -> ray.data.Dataset:
+        """The statement's rows, read once and kept (``materialize``): counted, then mapped."""
+        return read_sql(self.settings, statement).materialize()
+
+    def users(
+        self, tenants: list[str], holding: str = "any", only: list[str] | None = None
+    ) -> ray.data.Dataset | None:
+        """The tenants' users that hold items (``users_with_items``), only the users named in ``only`` when
+        given; None without tenants."""
+        if not tenants:
+            return None
+        users = read_sql(self.settings, users_with_items(tenants, holding))
+        if only:
+            wanted = set(only)
+            users = users.filter(lambda row: row["user_id"] in wanted)
+        return users.materialize()
+
+    def map(
+        self,
+        rows: ray.data.Dataset,
+        worker: Callable[..., Any],
+        run: JobRun,
+        batch_size: int = USERS_PER_BATCH,
+        **arguments: Any,
+    ) -> Iterator[list[dict[str, Any]]]:
+        """The rows ``worker`` returns for each batch of ``rows``, as they come. Every worker is given the
+        settings (``settings_json``), the run's trace context and ``arguments``; a class is built once per
+        actor of a pool of at most ``workers`` (one CPU each), a function runs in at most ``workers``
+        tasks."""
+        total = rows.count()
+        if not total:
+            return
+        given = {"settings_json": self.settings.model_dump_json(), "trace_context": run.trace_context}
+        given |= arguments
+        if isinstance(worker, type):
+            mapped = rows.map_batches(
+                worker,
+                fn_constructor_kwargs=given,
+                batch_size=batch_size,
+                batch_format="numpy",
+                compute=ray.data.ActorPoolStrategy(size=min(self.workers, total)),
+                num_cpus=1,
+            )
+        else:
+            mapped = rows.map_batches(
+                worker,
+                fn_kwargs=given,
+                batch_size=batch_size,
+                batch_format="numpy",
+                compute=ray.data.TaskPoolStrategy(size=self.workers),
+            )
+        for batch in mapped.iter_batches(batch_size=None, batch_format="numpy"):
+            yield list(rows_of(batch))

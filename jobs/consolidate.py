@@ -1,7 +1,7 @@
 """Consolidation (docs/jobs.md#consolidate): every user of the chosen tenants gets one consolidation pass —
 decay rescoring, merges of same-topic items, promotions pending → confirmed → frozen where the rules allow,
 expiry of repeatedly contradicted items, clearing of stale pending items, eviction to the archive under
-capacity (the rules: ``actors.core.gate.maintenance``).
+capacity (the rules: ``actors.core.gate.passes``).
 
 Ray Data reads the tenants' users from SQL (``read_sql``) and runs the pass in parallel across the cluster
 (an actor pool, one worker per CPU by default); each user's pass runs under the user's lease and a fresh
@@ -23,25 +23,11 @@ from collections import Counter, defaultdict
 from datetime import timedelta
 from typing import Any
 
-import ray
-
-from actors.core.errors import HermesError
-from actors.core.gate.maintenance import ConsolidationCounts
+from actors.core.gate.passes import ConsolidationCounts
 from actors.core.memory import utcnow
-from actors.store.sql.store import MemoryStore
 from jobs import defaults, profiles
-from jobs.common import (
-    USERS_PER_BATCH,
-    Progress,
-    UserRunner,
-    cluster_cpus,
-    job_run,
-    read_sql,
-    resolve_tenants,
-    rows_of,
-    traced_batch,
-    users_with_items,
-)
+from jobs.common import UserRunner, batch_job, rows_of, traced_batch
+from schemas.errors import HermesError
 from schemas.settings import HermesSettings
 
 log = logging.getLogger("hermes.jobs.consolidate")
@@ -149,41 +135,21 @@ def run(
     progress_bar: bool = False,
 ) -> dict[str, Any]:
     """One consolidation run over the tenants (default: all); returns the run's report."""
-    store = MemoryStore.from_settings(settings)
-    try:
-        tenants = resolve_tenants(store, tenants)
-        workers = parallelism or cluster_cpus()
-        params = {"tenants": tenants, "parallelism": workers, "hit_window_days": hit_window_days}
-        with job_run(store, JOB, params) as current:
-            users = read_sql(settings, users_with_items(tenants)).materialize() if tenants else None
-            total = users.count() if users is not None else 0
+    with batch_job(settings, JOB, tenants, parallelism, progress_bar) as job:
+        with job.record(hit_window_days=hit_window_days) as current:
+            users = job.users(job.tenants)
             totals = Totals()
-            progress = Progress(JOB, total, bar=progress_bar)
-            if total:
-                assert users is not None
-                results = users.map_batches(
-                    ConsolidateUsers,
-                    fn_constructor_kwargs={
-                        "settings_json": settings.model_dump_json(),
-                        "run_id": current.run_id,
-                        "trace_context": current.trace_context,
-                        "hit_window_days": hit_window_days,
-                    },
-                    batch_size=USERS_PER_BATCH,
-                    batch_format="numpy",
-                    compute=ray.data.ActorPoolStrategy(size=min(workers, total)),
-                    num_cpus=1,
-                )
-                for batch in results.iter_batches(batch_size=None, batch_format="numpy"):
-                    rows = list(rows_of(batch))
+            progress = job.progress(users.count() if users is not None else 0)
+            if users is not None:
+                for rows in job.map(
+                    users, ConsolidateUsers, current, run_id=current.run_id, hit_window_days=hit_window_days
+                ):
                     for row in rows:
                         totals.add(row)
                     progress.update(len(rows), changed=totals.changed, evicted=totals.counts["evicted"])
             progress.close()
             current.report = totals.report(hit_window_days)
         return current.report
-    finally:
-        store.dispose()
 
 
 def main(argv: list[str] | None = None) -> int:

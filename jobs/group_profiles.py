@@ -19,24 +19,12 @@ import json
 from collections import Counter
 from typing import Any
 
-import ray
-
-from actors.core.errors import InvalidInput
 from actors.core.records import CohortFeature
 from actors.store.sql.store import MemoryStore
 from jobs import defaults, profiles
-from jobs.common import (
-    USERS_PER_BATCH,
-    Progress,
-    cluster_cpus,
-    job_run,
-    read_sql,
-    resolve_tenants,
-    rows_of,
-    traced_batch,
-    users_with_items,
-)
+from jobs.common import batch_job, rows_of, traced_batch
 from schemas.enums import Polarity
+from schemas.errors import InvalidInput
 from schemas.settings import HermesSettings
 
 JOB = "group-profiles"
@@ -82,30 +70,16 @@ def run(
 ) -> dict[str, Any]:
     if min_cohort < 2:
         raise InvalidInput("min_cohort must be at least 2: a cohort of one is a person")
-    store = MemoryStore.from_settings(settings)
-    try:
-        tenants = resolve_tenants(store, tenants)
+    with batch_job(settings, JOB, tenants, parallelism, progress_bar) as job:
+        store, tenants = job.store, job.tenants
         consenting = [t for t in tenants if store.group_profile_consent(t)]
-        workers = parallelism or cluster_cpus()
-        params = {"tenants": tenants, "min_cohort": min_cohort, "parallelism": workers}
-        with job_run(store, JOB, params) as current:
-            users = read_sql(settings, users_with_items(consenting)).materialize() if consenting else None
+        with job.record(min_cohort=min_cohort) as current:
+            users = job.users(consenting)
             cohort_sizes: Counter[str] = Counter({tenant: 0 for tenant in consenting})
             claims: Counter[tuple[str, str, str, str]] = Counter()
-            progress = Progress(JOB, users.count() if users is not None else 0, bar=progress_bar)
-            if users is not None and progress.total:
-                results = users.map_batches(
-                    claims_of_users,
-                    fn_kwargs={
-                        "settings_json": settings.model_dump_json(),
-                        "trace_context": current.trace_context,
-                    },
-                    batch_size=USERS_PER_BATCH,
-                    batch_format="numpy",
-                    compute=ray.data.TaskPoolStrategy(size=workers),
-                )
-                for batch in results.iter_batches(batch_size=None, batch_format="numpy"):
-                    rows = list(rows_of(batch))
+            progress = job.progress(users.count() if users is not None else 0)
+            if users is not None:
+                for rows in job.map(users, claims_of_users, current):
                     for row in rows:
                         cohort_sizes[row["tenant_id"]] += 1
                         claims.update((row["tenant_id"], *claim) for claim in json.loads(row["claims"]))
@@ -126,8 +100,6 @@ def run(
                 "min_cohort": min_cohort,
             }
         return current.report
-    finally:
-        store.dispose()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import Any, cast
 
 import numpy as np
-import ray
 from sqlalchemy import Select, select
 
 from actors.adapters.crypto import item_context, unseal
@@ -31,11 +30,10 @@ from actors.adapters.tracing import span
 from actors.app.service import as_vector
 from actors.core.memory import MemoryItem
 from actors.store.sql.jobs import INDEXED
-from actors.store.sql.store import MemoryStore
 from actors.store.sql.tables import MemoryItemRow
 from actors.store.vectors.index import VectorRow
 from actors.store.vectors.milvus import MilvusIndex
-from jobs.common import Progress, cluster_cpus, job_run, read_sql, resolve_tenants, rows_of, traced_batch
+from jobs.common import BatchJob, JobRun, Progress, batch_job, rows_of, traced_batch
 from schemas.enums import Layer, State
 from schemas.settings import HermesSettings
 
@@ -94,34 +92,15 @@ def _record(item: MemoryItem) -> dict[str, Any]:
     return {name: getattr(item, name) for name in _COLUMNS}
 
 
-def reindex_tenant(
-    settings: HermesSettings,
-    store: MemoryStore,
-    tenant_id: str,
-    trace_context: dict[str, str],
-    workers: int,
-    progress: Progress,
-) -> dict[str, Any]:
-    embedder, index = _connect(settings)
+def reindex_tenant(job: BatchJob, run: JobRun, tenant_id: str, progress: Progress) -> dict[str, Any]:
+    store = job.store
+    embedder, index = _connect(job.settings)
     index.ensure_tenant(tenant_id)
-    rows = read_sql(settings, indexed_rows(tenant_id)).materialize()
     written: dict[str, int] = {}
-    if rows.count():
-        results = rows.map_batches(
-            IndexWriter,
-            fn_constructor_kwargs={
-                "settings_json": settings.model_dump_json(),
-                "tenant_id": tenant_id,
-                "trace_context": trace_context,
-            },
-            batch_size=ROWS_PER_BATCH,
-            batch_format="numpy",
-            compute=ray.data.ActorPoolStrategy(size=workers),
-            num_cpus=1,
-        )
-        for batch in results.iter_batches(batch_size=None, batch_format="numpy"):
-            written.update(zip(batch["memory_id"].tolist(), batch["version"].tolist(), strict=True))
-            progress.update(len(batch["memory_id"]))
+    rows = job.read(indexed_rows(tenant_id))
+    for batch in job.map(rows, IndexWriter, run, batch_size=ROWS_PER_BATCH, tenant_id=tenant_id):
+        written.update((row["memory_id"], row["version"]) for row in batch)
+        progress.update(len(batch))
     with span("reindex.prune", tenant_id=tenant_id):
         # index first, SQL second: a live write commits before it upserts, so any row it indexed by now is
         # in this SQL read too, and is never taken for a stray
@@ -154,17 +133,11 @@ def run(
     parallelism: int | None = None,
     progress_bar: bool = False,
 ) -> dict[str, Any]:
-    store = MemoryStore.from_settings(settings)
-    try:
-        tenants = resolve_tenants(store, tenants)
-        workers = parallelism or cluster_cpus()
-        with job_run(store, JOB, {"tenants": tenants, "parallelism": workers}) as current:
-            total = sum(len(store.jobs.indexed_versions(t)) for t in tenants)
-            progress = Progress(JOB, total, bar=progress_bar, unit="row")
-            per_tenant = {
-                tenant: reindex_tenant(settings, store, tenant, current.trace_context, workers, progress)
-                for tenant in tenants
-            }
+    with batch_job(settings, JOB, tenants, parallelism, progress_bar) as job:
+        with job.record() as current:
+            total = sum(len(job.store.jobs.indexed_versions(t)) for t in job.tenants)
+            progress = job.progress(total, unit="row")
+            per_tenant = {tenant: reindex_tenant(job, current, tenant, progress) for tenant in job.tenants}
             progress.close()
             current.report = {
                 "tenants": per_tenant,
@@ -172,8 +145,6 @@ def run(
                 "agree": all(t["agree"] for t in per_tenant.values()),
             }
         return current.report
-    finally:
-        store.dispose()
 
 
 def main(argv: list[str] | None = None) -> int:

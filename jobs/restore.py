@@ -23,26 +23,13 @@ from datetime import timedelta
 from typing import Any
 
 import numpy as np
-import ray
 
 from actors.adapters.embedding import make_embedder
 from actors.app.service import as_vector
-from actors.core.errors import HermesError
 from actors.core.memory import MemoryItem, utcnow
-from actors.store.sql.store import MemoryStore
 from jobs import defaults
-from jobs.common import (
-    USERS_PER_BATCH,
-    Progress,
-    UserRunner,
-    cluster_cpus,
-    job_run,
-    read_sql,
-    resolve_tenants,
-    rows_of,
-    traced_batch,
-    users_with_items,
-)
+from jobs.common import UserRunner, batch_job, rows_of, traced_batch
+from schemas.errors import HermesError
 from schemas.settings import HermesSettings
 
 JOB = "restore"
@@ -160,43 +147,16 @@ def run(
     progress_bar: bool = False,
 ) -> dict[str, Any]:
     plan = plan or RestorePlan()
-    store = MemoryStore.from_settings(settings)
-    try:
-        tenants = resolve_tenants(store, tenants)
+    with batch_job(settings, JOB, tenants, parallelism, progress_bar) as job:
         if query:
             plan.query_vector = make_embedder(settings.embedder).embed_queries([query])[0].tolist()
-        workers = parallelism or cluster_cpus()
-        params = {
-            "tenants": tenants,
-            "users": users,
-            "query": query,
-            "parallelism": workers,
-            **{k: v for k, v in asdict(plan).items() if k != "query_vector"},
-        }
-        with job_run(store, JOB, params) as current:
-            holders = read_sql(settings, users_with_items(tenants, holding="archived")) if tenants else None
-            if holders is not None and users:
-                wanted = set(users)
-                holders = holders.filter(lambda row: row["user_id"] in wanted)
-            holders = holders.materialize() if holders is not None else None
-            progress = Progress(JOB, holders.count() if holders is not None else 0, bar=progress_bar)
+        shown = {k: v for k, v in asdict(plan).items() if k != "query_vector"}
+        with job.record(users=users, query=query, **shown) as current:
+            holders = job.users(job.tenants, holding="archived", only=users)
+            progress = job.progress(holders.count() if holders is not None else 0)
             totals: dict[str, int] = defaultdict(int)
-            if holders is not None and progress.total:
-                results = holders.map_batches(
-                    RestoreUsers,
-                    fn_constructor_kwargs={
-                        "settings_json": settings.model_dump_json(),
-                        "run_id": current.run_id,
-                        "trace_context": current.trace_context,
-                        "plan": asdict(plan),
-                    },
-                    batch_size=USERS_PER_BATCH,
-                    batch_format="numpy",
-                    compute=ray.data.ActorPoolStrategy(size=min(workers, progress.total)),
-                    num_cpus=1,
-                )
-                for batch in results.iter_batches(batch_size=None, batch_format="numpy"):
-                    rows = list(rows_of(batch))
+            if holders is not None:
+                for rows in job.map(holders, RestoreUsers, current, run_id=current.run_id, plan=asdict(plan)):
                     for row in rows:
                         for key in ("candidates", "restored", "skipped"):
                             totals[key] += row[key]
@@ -212,8 +172,6 @@ def run(
                 "failed": totals["via_failed"],
             }
         return current.report
-    finally:
-        store.dispose()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,8 +10,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from schemas.enums import SLOT_NAMES, AlertKind, AlertStatus, Kind, Layer, Polarity, Source, State
+from schemas.enums import AlertKind, AlertStatus, Kind, Layer, Polarity, Source, State
 from schemas.ids import DialogId, SessionId, TenantId
+from schemas.slots import SLOT_NAMES
 
 MAX_TURN_CHARS = 8000
 MAX_TURNS_PER_BATCH = 200
@@ -196,6 +197,20 @@ class WriteOutcome(BaseModel):
 class WriteResult(BaseModel):
     user_id: str
     outcomes: list[WriteOutcome]
+    alerts: list[AlertOut]
+    ignored_turns: int
+
+
+class PreviewOutcome(WriteOutcome):
+    #: the memory as the write would leave it (its id is only a placeholder when ``action`` is "created")
+    memory: MemoryOut
+
+
+class TurnsPreview(BaseModel):
+    """What writing the turns would do, as the write would answer it; nothing of it is stored."""
+
+    user_id: str
+    outcomes: list[PreviewOutcome]
     alerts: list[AlertOut]
     ignored_turns: int
 

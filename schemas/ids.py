@@ -5,12 +5,16 @@ underscore only); user, session and dialog ids appear inside quoted filter liter
 spaces and control characters are never allowed.
 """
 
+from __future__ import annotations
+
 import re
 import uuid
 from collections.abc import Callable
 from typing import Annotated
 
 from pydantic import AfterValidator
+
+from schemas.errors import InvalidInput
 
 TENANT_ID_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,47}$"
 USER_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}$"
@@ -23,17 +27,19 @@ _MEMORY = re.compile(MEMORY_ID_PATTERN)
 _ALERT = re.compile(ALERT_ID_PATTERN)
 
 
-class InvalidIdentifier(ValueError):
-    """An identifier outside its safe alphabet; the message names the field and echoes at most 64 chars."""
+class InvalidIdentifier(InvalidInput, ValueError):
+    """An identifier outside its safe alphabet; the message names the field and echoes at most 64 chars.
+    A ``ValueError`` too, so a pydantic validator raising it reports a validation error."""
 
     def __init__(self, field: str, value: object):
         shown = repr(value)[:64]
-        super().__init__(field, value)
+        super().__init__(f"invalid {field}: {shown} (allowed: see the API documentation for the id alphabet)")
         self.field = field
-        self.message = f"invalid {field}: {shown} (allowed: see the API documentation for the id alphabet)"
+        self.value = value
 
-    def __str__(self) -> str:
-        return self.message
+    def __reduce__(self) -> tuple[type[InvalidIdentifier], tuple[str, object]]:
+        # rebuilt from its own arguments (the message is derived from them)
+        return type(self), (self.field, self.value)
 
 
 def _checker(field: str, pattern: re.Pattern[str]) -> Callable[[object], str]:

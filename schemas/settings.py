@@ -118,6 +118,11 @@ class HermesSettings(BaseSettings):
     trace_file: str = ""
     policy: GatePolicy = Field(default_factory=GatePolicy)
 
+    def with_absolute_home(self, home: Path | None = None) -> "HermesSettings":
+        """These settings with ``home`` (or the configured one) made absolute: Ray workers run in other
+        directories."""
+        return self.model_copy(update={"home": (home or self.home).expanduser().resolve()})
+
     def resolved_sql_url(self) -> str:
         if self.sql_url:
             return self.sql_url

@@ -1,8 +1,10 @@
 """The Ray Serve application: one deployment, ``HermesMemory``, with two front doors onto one code path.
 
-* HTTP: the FastAPI ingress (routers in ``serve.routes``, OpenAPI at ``/docs``).
-* Python: deployment-handle methods, each taking the caller's tenant API key, e.g.
-  ``await handle.write_turns.remote(api_key, "u1", WriteTurnsRequest(...))``.
+* HTTP: the FastAPI ingress (routers in ``serve.routes``, OpenAPI at ``/docs``), and the Model Context
+  Protocol at ``/mcp`` (``serve.mcp``).
+* Python: the deployment handle's ``run``, taking the caller's tenant API key and a user command
+  (``actors.app.commands``), e.g. ``await handle.run.remote(api_key, "u1", Recall(request={"query": q}))``
+  (a write may add an ``idempotency_key``); and ``create_tenant`` with the admin key.
 
 Both go through the replica's ``serve.gateway.Gateway`` → the user's host (``actors.runtime``).
 
@@ -15,53 +17,52 @@ is the same for ``serve run serve.app:app_builder`` and Serve config files (``ar
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
 
 import ray
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
+from pydantic import BaseModel
 from ray import serve
 from ray.serve import Application
+from starlette.routing import Route
 
-from schemas.api import (
-    AlertList,
-    ConfirmRequest,
-    CreateTenantRequest,
-    EraseRequest,
-    EraseResult,
-    ForgetRequest,
-    ForgetResult,
-    FreezeRequest,
-    MemoryDetail,
-    MemoryList,
-    MemoryOut,
-    RecallRequest,
-    RecallResponse,
-    SessionContext,
-    StartSessionRequest,
-    TenantCreated,
-    UnfreezeRequest,
-    UserProfile,
-    WriteMemoryRequest,
-    WriteResult,
-    WriteTurnsRequest,
-)
-from schemas.enums import Layer, State
+from actors.app.commands import UserCommand
+from schemas.api import CreateTenantRequest, TenantCreated
 from schemas.settings import HermesSettings
 from serve.errors import BodySizeLimit, install_error_handlers
-from serve.gateway import AlertFilter, Gateway
+from serve.gateway import Gateway
+from serve.mcp import PATH as MCP_PATH
+from serve.mcp import McpEndpoint
 from serve.routes import admin, alert_review, alerts, console, memories, recall, sessions, tenant, users
+from serve.routes.deps import current_gateway
 from serve.telemetry import TraceRequests
 
+R = TypeVar("R", bound=BaseModel)
 DEPLOYMENT_NAME = "HermesMemory"
 #: request bodies above this are refused with 413 before they are parsed
 MAX_BODY_BYTES = 1024 * 1024
 
 
 def create_fastapi_app() -> FastAPI:
-    app = FastAPI(
+    # the MCP endpoint is no route, so it takes the routes' gateway dependency, override included (tests)
+    mcp = McpEndpoint(lambda: app.dependency_overrides.get(current_gateway, current_gateway)())
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with mcp.running():
+            yield
+
+    # the API docs (/docs) load Swagger UI from the package, not a CDN: they work offline (ReDoc is left
+    # out: it still fetches its logo from its CDN)
+    app = FastAPIOffline(
+        redoc_url=None,
         title="Hermes Memory",
         version="0.1.0",
         description="Cross-session memory for AI agents: bounded and frozen gates, USER profiles.",
+        lifespan=lifespan,
     )
     app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
     app.add_middleware(TraceRequests)  # added last: the outermost layer, so the span covers the whole request
@@ -71,6 +72,8 @@ def create_fastapi_app() -> FastAPI:
     app.include_router(tenant.router)
     app.include_router(alert_review.router)
     app.include_router(console.router)
+    # the Model Context Protocol door (streamable HTTP; serve.mcp): an ASGI app of its own, not a route
+    app.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False))
     install_error_handlers(app)
     return app
 
@@ -81,7 +84,7 @@ fastapi_app = create_fastapi_app()
 @serve.deployment(name=DEPLOYMENT_NAME, ray_actor_options={"num_cpus": 0}, max_ongoing_requests=64)
 @serve.ingress(fastapi_app)
 class HermesMemory:
-    """Handle methods authenticate the given API key, then run the same gateway call as the HTTP route."""
+    """The handle authenticates the given API key, then runs the same gateway call as the HTTP route."""
 
     def __init__(self, settings_json: str):
         self.gateway = Gateway.connect(HermesSettings.model_validate_json(settings_json))
@@ -89,78 +92,11 @@ class HermesMemory:
     async def _tenant(self, api_key: str) -> str:
         return await self.gateway.auth.tenant_for(api_key)
 
-    async def write_turns(
-        self,
-        api_key: str,
-        user_id: str,
-        request: WriteTurnsRequest | dict,
-        idempotency_key: str | None = None,
-    ) -> WriteResult:
-        return await self.gateway.write_turns(await self._tenant(api_key), user_id, request, idempotency_key)
-
-    async def write_memory(
-        self,
-        api_key: str,
-        user_id: str,
-        request: WriteMemoryRequest | dict,
-        idempotency_key: str | None = None,
-    ) -> WriteResult:
-        return await self.gateway.write_memory(await self._tenant(api_key), user_id, request, idempotency_key)
-
-    async def recall(self, api_key: str, user_id: str, request: RecallRequest | dict) -> RecallResponse:
-        return await self.gateway.recall(await self._tenant(api_key), user_id, request)
-
-    async def start_session(
-        self, api_key: str, user_id: str, request: StartSessionRequest | dict
-    ) -> SessionContext:
-        return await self.gateway.start_session(await self._tenant(api_key), user_id, request)
-
-    async def list_memories(
-        self,
-        api_key: str,
-        user_id: str,
-        layer: Layer | None = None,
-        state: State | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> MemoryList:
-        return await self.gateway.list_memories(
-            await self._tenant(api_key), user_id, layer, state, limit, offset
-        )
-
-    async def get_memory(self, api_key: str, user_id: str, memory_id: str) -> MemoryDetail:
-        return await self.gateway.get_memory(await self._tenant(api_key), user_id, memory_id)
-
-    async def confirm(
-        self, api_key: str, user_id: str, memory_id: str, request: ConfirmRequest | dict | None = None
-    ) -> MemoryOut:
-        return await self.gateway.confirm(await self._tenant(api_key), user_id, memory_id, request)
-
-    async def freeze(
-        self, api_key: str, user_id: str, memory_id: str, request: FreezeRequest | dict
-    ) -> MemoryOut:
-        return await self.gateway.freeze(await self._tenant(api_key), user_id, memory_id, request)
-
-    async def unfreeze(
-        self, api_key: str, user_id: str, memory_id: str, request: UnfreezeRequest | dict
-    ) -> MemoryOut:
-        return await self.gateway.unfreeze(await self._tenant(api_key), user_id, memory_id, request)
-
-    async def forget(
-        self, api_key: str, user_id: str, memory_id: str, request: ForgetRequest | dict | None = None
-    ) -> ForgetResult:
-        return await self.gateway.forget(await self._tenant(api_key), user_id, memory_id, request)
-
-    async def erase_user(
-        self, api_key: str, user_id: str, request: EraseRequest | dict | None = None
-    ) -> EraseResult:
-        return await self.gateway.erase_user(await self._tenant(api_key), user_id, request)
-
-    async def alerts(self, api_key: str, user_id: str, status: AlertFilter = "open") -> AlertList:
-        return await self.gateway.alerts(await self._tenant(api_key), user_id, status)
-
-    async def profile(self, api_key: str, user_id: str) -> UserProfile:
-        return await self.gateway.profile(await self._tenant(api_key), user_id)
+    async def run(
+        self, api_key: str, user_id: str, command: UserCommand[R], idempotency_key: str | None = None
+    ) -> R:
+        """Any user command (``actors.app.commands``), as its HTTP route runs it."""
+        return await self.gateway.run(await self._tenant(api_key), user_id, command, idempotency_key)
 
     async def create_tenant(self, admin_key: str, request: CreateTenantRequest | dict) -> TenantCreated:
         return await self.gateway.create_tenant(admin_key, request)

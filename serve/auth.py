@@ -6,9 +6,8 @@ answer is kept for ``KEY_CACHE_SECONDS`` per replica (by the key's digest, never
 does not query SQL on every request; a rotated or revoked key stops working within that time. The admin
 key comes from ``settings.admin_key``; when it is empty the admin endpoints are disabled for everyone.
 
-    HermesError (actors.core.errors)
-    ├── Unauthorized     no key, or a key no tenant owns (HTTP 401)
-    └── Forbidden        admin endpoints disabled, or a wrong admin key (HTTP 403)
+It raises ``Unauthorized`` (no key, or a key no tenant owns) and ``Forbidden`` (admin endpoints disabled,
+or a wrong admin key), of ``schemas.errors``.
 """
 
 import asyncio
@@ -17,8 +16,8 @@ import hmac
 import time
 from collections.abc import Callable
 
-from actors.core.errors import HermesError
 from actors.store.sql.store import MemoryStore
+from schemas.errors import Forbidden, Unauthorized
 
 #: keys longer than this are refused before any hashing or SQL
 MAX_KEY_CHARS = 256
@@ -26,14 +25,6 @@ MAX_KEY_CHARS = 256
 KEY_CACHE_SECONDS = 5.0
 #: most keys remembered per replica
 KEY_CACHE_SIZE = 10_000
-
-
-class Unauthorized(HermesError):
-    status_code = 401
-
-
-class Forbidden(HermesError):
-    status_code = 403
 
 
 class Authenticator:

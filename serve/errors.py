@@ -1,14 +1,15 @@
 """Every error → HTTP mapping, in one place. Bodies are always ``ErrorBody(error, detail)``.
 
-* ``HermesError`` → its ``status_code`` (404 not found, 409 gate refusal or lock conflict, 422 invalid
-  input, 401/403 auth, 429 quota); those carrying ``retry_after_seconds`` (``StoreUnavailable`` → 503, the
-  rate limit → 429) also send ``Retry-After``.
-* ``InvalidIdentifier`` (an id outside its safe alphabet) and request validation → 422, one line per
-  problem (``body.turns.0.text: String should have at most 8000 characters``); input values are not
-  echoed, except the first 64 characters of a rejected identifier.
+* ``HermesError`` and its tree (``schemas.errors``, which draws every class with its status) → the class's
+  ``status_code``; the ``error`` field is the class name in snake case (``invalid_identifier``); those
+  carrying ``retry_after_seconds`` (``StoreUnavailable`` → 503, ``RateLimited`` → 429) also send
+  ``Retry-After``. A rejected identifier echoes at most its first 64 characters.
+* Request validation → 422, one line per problem (``body.turns.0.text: String should have at most 8000
+  characters``); input values are not echoed.
 * A user host still down after the router's retries → 503 with ``Retry-After``.
 * Anything else → 500 with a generic message (the traceback goes to the log, not to the caller).
 * Starlette's own HTTP errors (unknown route 404, 405) keep their status.
+* ``error_body(exc)``: the same ``ErrorBody`` for an exception raised outside a route (the MCP tools).
 * A body over the limit → 413 before it is parsed (``BodySizeLimit``): at once when ``Content-Length``
   says so, else as soon as the streamed bytes pass the limit.
 """
@@ -20,17 +21,19 @@ import re
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 from ray.exceptions import RayActorError, RayTaskError
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from actors.core.errors import HermesError
 from schemas.api import ErrorBody
-from schemas.ids import InvalidIdentifier
+from schemas.errors import HermesError
 
 log = logging.getLogger(__name__)
 
 _CAMEL_BOUNDARY = re.compile(r"(?<!^)(?=[A-Z])")
+ACTOR_UNAVAILABLE = "the user's host is restarting; retry"
+_PATH_FIELDS = {"memory_id", "alert_id"}
 _HTTP_ERROR_NAMES = {404: "not_found", 405: "method_not_allowed", 413: "body_too_large"}
 
 
@@ -63,15 +66,34 @@ def validation_detail(exc: RequestValidationError) -> str:
     return "; ".join(lines)
 
 
+def _http_location(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """Where the HTTP API takes a command's field: ``request`` is the body, ids are in the path, the rest
+    (page, filters) in the query."""
+    field, *rest = loc or ("",)
+    if field == "request":
+        return ("body", *rest)
+    return ("path" if field in _PATH_FIELDS else "query", field, *rest)
+
+
+def error_body(exc: Exception) -> ErrorBody | None:
+    """What the HTTP API answers for ``exc`` (a request body that failed validation as if it came over HTTP),
+    or ``None`` for an unexpected error (whose message is not for the caller)."""
+    cause = exc.cause if isinstance(exc, RayTaskError) else exc
+    if isinstance(cause, HermesError):
+        return ErrorBody(error=error_name(cause), detail=cause.message)
+    if isinstance(cause, ValidationError):  # a user command that could not be built from the arguments
+        errors = [{**problem, "loc": _http_location(problem["loc"])} for problem in cause.errors()]
+        return ErrorBody(error="invalid_request", detail=validation_detail(RequestValidationError(errors)))
+    if isinstance(cause, RayActorError):
+        return ErrorBody(error="actor_unavailable", detail=ACTOR_UNAVAILABLE)
+    return None
+
+
 async def _on_hermes_error(_: Request, exc: Exception) -> JSONResponse:
     # a Ray task error carrying one of ours is also an instance of it: report the original
     cause = exc.cause if isinstance(exc, RayTaskError) else exc
     assert isinstance(cause, HermesError)
     return hermes_error_response(cause)
-
-
-async def _on_invalid_identifier(_: Request, exc: Exception) -> JSONResponse:
-    return _body(422, "invalid_identifier", str(exc))
 
 
 async def _on_validation_error(_: Request, exc: Exception) -> JSONResponse:
@@ -87,7 +109,7 @@ async def _on_http_error(_: Request, exc: Exception) -> JSONResponse:
 
 async def _on_actor_unavailable(_: Request, exc: Exception) -> JSONResponse:
     log.warning("user host unavailable after retries: %s", str(exc).splitlines()[0])
-    return _body(503, "actor_unavailable", "the user's host is restarting; retry", {"Retry-After": "1"})
+    return _body(503, "actor_unavailable", ACTOR_UNAVAILABLE, {"Retry-After": "1"})
 
 
 async def _on_unexpected(_: Request, exc: Exception) -> JSONResponse:
@@ -97,7 +119,6 @@ async def _on_unexpected(_: Request, exc: Exception) -> JSONResponse:
 
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(HermesError, _on_hermes_error)
-    app.add_exception_handler(InvalidIdentifier, _on_invalid_identifier)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
     app.add_exception_handler(HTTPException, _on_http_error)
     app.add_exception_handler(RayActorError, _on_actor_unavailable)

@@ -8,7 +8,7 @@ every request (a changed limit takes effect within that time).
 * Rate: a token bucket per tenant holding at most one minute's allowance, refilled continuously. Every
   tenant-authenticated call takes one token; an empty bucket answers ``RateLimited`` (HTTP 429) with
   ``Retry-After`` = the time until the next token.
-* Users: an operation that stores memories (its declared effect, ``actors.app.operations``) for a user the
+* Users: a command that stores memories (its declared effect, ``actors.app.commands``) for a user the
   tenant has never stored anything for is refused with ``QuotaExceeded`` (HTTP 429) once the tenant already
   holds ``max_users`` users. Other operations are never refused by this quota.
 
@@ -25,25 +25,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from actors.app.operations import Effect, Operation, effect_of
-from actors.core.errors import HermesError
+from actors.app.commands import Effect
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tenants import TenantLimits
+from schemas.errors import QuotaExceeded, RateLimited
 
 #: how long a replica trusts the limits and user counts it read from SQL
 REFRESH_SECONDS = 5.0
-
-
-class RateLimited(HermesError):
-    status_code = 429
-
-    def __init__(self, message: str, retry_after_seconds: float = 1.0):
-        super().__init__(message, retry_after_seconds)
-        self.retry_after_seconds = retry_after_seconds
-
-
-class QuotaExceeded(HermesError):
-    status_code = 429
 
 
 @dataclass(slots=True)
@@ -73,11 +61,11 @@ class Quotas:
         self._tenants: dict[str, _TenantState] = {}
         self._buckets: dict[str, _Bucket] = {}
 
-    async def admit(self, tenant_id: str, user_id: str, operation: Operation) -> None:
-        """A user operation: take one request token for the tenant; for an operation that stores memories
-        (it may bring a new user into the tenant), check the user quota. Raises when refused."""
+    async def admit(self, tenant_id: str, user_id: str, effect: Effect) -> None:
+        """A user command of this ``effect``: take one request token for the tenant; for one that stores
+        memories (it may bring a new user into the tenant), check the user quota. Raises when refused."""
         state = await self._take_request(tenant_id)
-        if effect_of(operation) is Effect.STORES and state.limits.max_users is not None:
+        if effect is Effect.STORES and state.limits.max_users is not None:
             await self._admit_user(state, tenant_id, user_id, state.limits.max_users)
 
     async def admit_tenant_view(self, tenant_id: str) -> None:

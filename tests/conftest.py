@@ -128,7 +128,7 @@ def ray_session() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def milvus_server(tmp_path_factory: pytest.TempPathFactory):
     _require(_missing_stack_component())
-    from actors.store.vectors.milvus_server import MilvusLiteServer
+    from localstack.milvus import MilvusLiteServer
 
     server = MilvusLiteServer(tmp_path_factory.mktemp("milvus"))
     server.start(timeout=120)
@@ -141,7 +141,7 @@ def milvus_standalone(tmp_path_factory: pytest.TempPathFactory):
     """A Milvus 2.3 standalone server (``milvus-server``) on free ports, data in tmp; ~4 s to start once its
     binaries are unpacked (the first start on a machine unpacks them: ~15 s more)."""
     _require(_missing_stack_component() or _missing_standalone())
-    from actors.store.vectors.milvus_server import MilvusStandaloneServer
+    from localstack.milvus import MilvusStandaloneServer
 
     server = MilvusStandaloneServer(tmp_path_factory.mktemp("milvus-standalone") / "data")
     server.start(timeout=180)

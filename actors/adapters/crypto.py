@@ -30,17 +30,13 @@ from typing import Any, overload
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from actors.core.errors import HermesError
+from schemas.errors import ContentKeyError
 
 CONTENT_KEY_ENV = "HERMES_CONTENT_KEY"
 SEALED_PREFIX = "enc1:"
 _NONCE_BYTES = 12
 #: the only key of a sealed JSON payload (audit before/after)
 _SEALED_JSON_KEY = "sealed"
-
-
-class ContentKeyError(HermesError):
-    status_code = 503
 
 
 class ContentCipher:

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from actors.adapters.e5_onnx import E5Model
-from actors.core.errors import InvalidInput
+from schemas.errors import InvalidInput
 
 
 class Embedder(Protocol):

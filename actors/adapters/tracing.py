@@ -1,7 +1,7 @@
 """Spans for the memory core, through the OpenTelemetry API only.
 
-Without a configured tracer provider these are no-ops; ``serve.telemetry`` configures the SDK from the
-standard ``OTEL_*`` variables in every Ray process. The trace context crosses Ray calls explicitly: the
+Without a configured tracer provider these are no-ops; ``actors.adapters.telemetry`` configures the SDK from
+the standard ``OTEL_*`` variables in every Ray process. The trace context crosses Ray calls explicitly: the
 caller sends ``inject_context()`` (W3C ``traceparent`` headers) with the call and the callee runs under
 ``attached(trace_context)``, so a request stays one trace across the replica, the user's actor and the
 shared embedder and index actors, whether or not Ray's own tracing hook is on.

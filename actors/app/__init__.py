@@ -1,1 +1,2 @@
-"""The per-user application layer: the user service and the one typed declaration of its operations."""
+"""The per-user application layer: the user service, the user commands that are its operations, declared
+once (``commands``), the batch jobs' maintenance passes, and the tenant's read-only view."""

@@ -11,12 +11,25 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from actors.adapters.tracing import span
-from actors.core.errors import NotFound
 from actors.core.gate.engine import GateEngine
 from actors.core.memory import GateChanges, MemoryItem
 from schemas.enums import Layer, State
+from schemas.errors import NotFound
 
 RESTORE_ACTOR = "job:restore"
+
+
+class MaintenanceOperations(Protocol):
+    """What a batch job runs on one user's service (``UserMemoryService``) while it holds the user's lease
+    (``jobs.common.UserRunner``)."""
+
+    def consolidate(self) -> dict[str, int]:
+        """One consolidation pass; what it did, by step."""
+        ...
+
+    def restore_archived(self, memory_ids: Sequence[str], reason: str) -> dict[str, list[str]]:
+        """Bring these archived items back (best first) while long-term has room; restored and skipped ids."""
+        ...
 
 
 class Commit(Protocol):
@@ -37,7 +50,7 @@ class ServiceMaintenance:
         self._commit = commit
 
     def consolidate(self) -> dict[str, int]:
-        """One consolidation pass (``actors.core.gate.maintenance``); returns what it did, by step."""
+        """One consolidation pass (``actors.core.gate.passes``); returns what it did, by step."""
         engine = self._engine()
         with span("gate.consolidate", items=len(engine.items)) as current:
             placed = {i.memory_id: (i.layer, i.state) for i in engine.active()}

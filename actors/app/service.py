@@ -10,6 +10,7 @@ reaches SQL with the next commit or ``flush_access``.
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -22,7 +23,7 @@ from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
 from actors.core.context import render_session_context
-from actors.core.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput
+from actors.core.extraction import Extractor, Turn, make_extractor
 from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine, Outcome
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
@@ -30,12 +31,13 @@ from actors.core.profile import ProfileBuilder
 from actors.core.recall.engine import Hit, RecallEngine
 from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
 from actors.core.records import CohortFeature
-from actors.language.extraction import Extractor, Turn, make_extractor
 from actors.language.redaction import Neutralized, neutralize_injection, redact
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore
 from schemas import api
+from schemas.api_tenant import ResolveAlertRequest
 from schemas.enums import AlertStatus, Layer, State
+from schemas.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput, NotFound
 from schemas.settings import GatePolicy
 
 log = logging.getLogger(__name__)
@@ -110,7 +112,7 @@ class UserMemoryService:
         self._forget_derived()
         return engine
 
-    # ------------------------------------------------------------------ batch jobs (MaintenanceOperations)
+    # ------------------------------------------------------- batch jobs (maintenance.MaintenanceOperations)
 
     def consolidate(self) -> dict[str, int]:
         """One consolidation pass; what it did, by step (``actors.app.maintenance``)."""
@@ -163,6 +165,35 @@ class UserMemoryService:
         done = self._already_applied(request_id)
         if done is not None:
             return done
+        return self._apply_candidates(*self._extract(request), request_id)
+
+    def preview_turns(self, request: api.WriteTurnsRequest) -> api.TurnsPreview:
+        """What ``write_turns`` would do now, decided on a copy of the user's memory: nothing is committed,
+        and the user's memory (with what recall derived from it) is left as it was."""
+        candidates, ignored = self._extract(request)
+        vectors = self._embed([c.content for c in candidates])
+        engine, view = self.engine, self._view
+        self.engine = copy.deepcopy(engine)
+        try:
+            outcomes, changes = self._decide(candidates, vectors)
+            decided = self.engine
+        finally:
+            self.engine, self._view = engine, view
+        return api.TurnsPreview(
+            user_id=self.user_id,
+            outcomes=[
+                api.PreviewOutcome(
+                    **self._outcome(o).model_dump(),
+                    memory=api.MemoryOut.model_validate(decided.get(o.memory_id)),
+                )
+                for o in outcomes
+            ],
+            alerts=[api.AlertOut.model_validate(a) for a in changes.alerts],
+            ignored_turns=ignored,
+        )
+
+    def _extract(self, request: api.WriteTurnsRequest) -> tuple[list[Candidate], int]:
+        """The candidates extraction proposes from the turns, and how many turns proposed none."""
         candidates: list[Candidate] = []
         ignored = 0
         with span("extract", turns=len(request.turns)):
@@ -178,7 +209,7 @@ class UserMemoryService:
                 )
                 ignored += not found
                 candidates.extend(found)
-        return self._apply_candidates(candidates, request_id, ignored)
+        return candidates, ignored
 
     def write_memory(self, request: api.WriteMemoryRequest, request_id: str | None = None) -> api.WriteResult:
         done = self._already_applied(request_id)
@@ -202,10 +233,10 @@ class UserMemoryService:
             forced=request.remember,
             write_score=max(request.importance, 0.9 if request.remember else 0.0),
         )
-        return self._apply_candidates([cand], request_id, 0)
+        return self._apply_candidates([cand], 0, request_id)
 
     def _apply_candidates(
-        self, candidates: list[Candidate], request_id: str | None, ignored: int
+        self, candidates: list[Candidate], ignored: int, request_id: str | None
     ) -> api.WriteResult:
         vectors = self._embed([c.content for c in candidates])
         for attempt in (1, 2):
@@ -313,14 +344,19 @@ class UserMemoryService:
     def _result(self, outcomes: list[Outcome], ignored: int, alerts: list[Alert]) -> api.WriteResult:
         return api.WriteResult(
             user_id=self.user_id,
-            outcomes=[
-                api.WriteOutcome(
-                    memory_id=o.memory_id, action=o.action, state=o.state, layer=o.layer, detail=o.detail
-                )
-                for o in outcomes
-            ],
+            outcomes=[self._outcome(o) for o in outcomes],
             alerts=[api.AlertOut.model_validate(a) for a in alerts],
             ignored_turns=ignored,
+        )
+
+    @staticmethod
+    def _outcome(outcome: Outcome) -> api.WriteOutcome:
+        return api.WriteOutcome(
+            memory_id=outcome.memory_id,
+            action=outcome.action,
+            state=outcome.state,
+            layer=outcome.layer,
+            detail=outcome.detail,
         )
 
     # ------------------------------------------------------------------ recall and sessions
@@ -473,6 +509,22 @@ class UserMemoryService:
     def alerts(self, status: AlertStatus | None = AlertStatus.OPEN) -> api.AlertList:
         found = self.store.alerts(self.tenant_id, self.user_id, status)
         return api.AlertList(alerts=[api.AlertOut.model_validate(a) for a in found])
+
+    def resolve_alert(
+        self, alert_id: str, request: ResolveAlertRequest, actor: str = "operator"
+    ) -> api.AlertOut:
+        """Close the user's alert with an audit entry (on the alert's memory, so the item's trail shows
+        who did it and why), committed under the user's fence like any change; resolving a resolved alert
+        records nothing new."""
+        found = [a for a in self.store.alerts(self.tenant_id, self.user_id, None) if a.alert_id == alert_id]
+        if not found:
+            raise NotFound(f"alert {alert_id} not found")
+        alert = found[0]
+        if alert.status is AlertStatus.OPEN:
+            changes = self.engine.resolve_alert(alert, reason=request.reason, actor=actor)
+            alert = changes.alerts[0]
+            self._commit(changes)
+        return api.AlertOut.model_validate(alert)
 
     # ------------------------------------------------------------------ reads for recall and the jobs
 

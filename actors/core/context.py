@@ -25,10 +25,11 @@ from typing import cast
 
 from actors.core.memory import MemoryItem
 from actors.core.records import CohortFeature, SessionContextSnapshot
-from actors.core.slots import MEMBER_SLOTS, SLOTS, is_style, spec
+from actors.core.slots import MEMBER_SLOTS, is_style, spec
 from actors.language.lexicon import surface_form
 from schemas.enums import Kind, Layer, Polarity
 from schemas.settings import GatePolicy
+from schemas.slots import SLOTS
 
 BUDGET_SPLIT = {"core": 0.35, "profile": 0.40, "recent": 0.20, "state": 0.05}
 HEADERS = {

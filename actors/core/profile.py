@@ -35,9 +35,10 @@ from actors.core.gate.valuation import days_between, negative_weight
 from actors.core.memory import MemoryItem
 from actors.core.records import CurrentState, Profile, ProfileSlot, SlotConclusion
 from actors.core.relations import EntityGraph
-from actors.core.slots import SlotSpec, is_temporary, same_value, spec
+from actors.core.slots import is_temporary, same_value, spec
 from schemas.enums import Kind, Layer, Polarity, State
 from schemas.settings import GatePolicy
+from schemas.slots import SlotSpec
 
 MAX_SESSIONS_COUNTED = 3
 CHALLENGE_STRENGTH = 0.3

@@ -1,79 +1,10 @@
-"""The USER profile slot taxonomy (docs/design.md#the-profile): ``basic.*`` declared attributes (high freeze),
-``preference.*`` observed tastes, ``style.*`` interaction style, ``state.*`` temporary (working memory only,
-never frozen).
-
-Cardinality decides conflicts: a new value for a single-valued slot contradicts the old one; values of a
-multi-valued slot coexist (peanut allergy + tree-nut allergy), unless they are the same value with opposite
-polarity ("I like cilantro" vs "I hate cilantro").
+"""The slot rules of the domain: how two values of a slot compare, which slots are temporary, style or vital.
+The slots themselves (name, cardinality, core, vital, kind, label, importance) are declared once, in
+``schemas.slots``, which every layer reads.
 """
 
-from dataclasses import dataclass
-
 from actors.language.lexicon import taste_core
-from schemas.enums import SLOT_NAMES, Kind
-
-
-@dataclass(frozen=True, slots=True)
-class SlotSpec:
-    name: str
-    single_valued: bool
-    #: a core attribute: a user-declared, confirmed value freezes into core
-    core: bool
-    kind: Kind
-    label: str  # short template label: "residence: Suzhou"
-
-
-def _slot(name: str, single: bool, core: bool, kind: Kind, label: str) -> SlotSpec:
-    return SlotSpec(name=name, single_valued=single, core=core, kind=kind, label=label)
-
-
-SLOTS: dict[str, SlotSpec] = {
-    s.name: s
-    for s in (
-        _slot("basic.name", True, True, Kind.FACT, "name"),
-        _slot("basic.residence", True, True, Kind.FACT, "residence"),
-        _slot("basic.hometown", True, True, Kind.FACT, "hometown"),
-        _slot("basic.age", True, True, Kind.FACT, "age"),
-        _slot("basic.birthday", True, True, Kind.FACT, "birthday"),
-        _slot("basic.gender", True, True, Kind.FACT, "gender"),
-        _slot("basic.occupation", True, True, Kind.FACT, "occupation"),
-        _slot("basic.employer", True, True, Kind.FACT, "employer"),
-        _slot("basic.education", False, True, Kind.FACT, "education"),
-        _slot("basic.allergy", False, True, Kind.FACT, "allergy"),
-        _slot("basic.health", False, True, Kind.FACT, "health"),
-        _slot("basic.diet_restriction", False, True, Kind.FACT, "diet restriction"),
-        _slot("basic.family", False, True, Kind.RELATION, "family"),
-        _slot("basic.pet", False, True, Kind.FACT, "pet"),
-        _slot("basic.language", False, True, Kind.FACT, "language"),
-        _slot("relation.social", False, False, Kind.RELATION, "knows"),
-        _slot("preference.food", False, False, Kind.PREFERENCE, "food"),
-        _slot("preference.drink", False, False, Kind.PREFERENCE, "drink"),
-        _slot("preference.content", False, False, Kind.PREFERENCE, "content"),
-        _slot("preference.hobby", False, False, Kind.PREFERENCE, "hobby"),
-        _slot("preference.music", False, False, Kind.PREFERENCE, "music"),
-        _slot("preference.sport", False, False, Kind.PREFERENCE, "sport"),
-        _slot("preference.travel", False, False, Kind.PREFERENCE, "travel"),
-        _slot("preference.schedule", False, False, Kind.PREFERENCE, "schedule"),
-        _slot("preference.shopping", False, False, Kind.PREFERENCE, "shopping"),
-        _slot("preference.style", False, False, Kind.PREFERENCE, "style"),
-        _slot("preference.general", False, False, Kind.PREFERENCE, "likes"),
-        _slot("style.reply_length", True, False, Kind.PREFERENCE, "reply length"),
-        _slot("style.tone", True, False, Kind.PREFERENCE, "tone"),
-        _slot("style.language", True, False, Kind.PREFERENCE, "reply language"),
-        _slot("style.format", False, False, Kind.PREFERENCE, "reply format"),
-        _slot("style.taboo", False, False, Kind.PREFERENCE, "avoid topics"),
-        _slot("state.mood", True, False, Kind.STATE, "mood"),
-        _slot("state.focus", True, False, Kind.STATE, "current focus"),
-        _slot("state.situation", True, False, Kind.STATE, "situation"),
-        _slot("task.goal", False, False, Kind.EVENT, "goal"),
-        _slot("task.plan", False, False, Kind.EVENT, "plan"),
-        _slot("task.lesson", False, False, Kind.LESSON, "lesson"),
-    )
-}
-
-# The API accepts exactly the slot names of schemas.enums.SLOT_NAMES: the taxonomy must name the same slots.
-if set(SLOTS) != SLOT_NAMES:
-    raise RuntimeError(f"SLOTS and schemas.enums.SLOT_NAMES differ: {sorted(set(SLOTS) ^ SLOT_NAMES)}")
+from schemas.slots import SLOTS, SlotSpec
 
 
 def spec(slot: str | None) -> SlotSpec | None:
@@ -87,6 +18,12 @@ def is_style(slot: str | None) -> bool:
 
 def is_temporary(slot: str | None) -> bool:
     return slot is not None and slot.startswith("state.")
+
+
+def is_vital(slot: str | None) -> bool:
+    """A slot a query about it must never miss (an allergy, a diet restriction, a health condition)."""
+    declared = spec(slot)
+    return declared is not None and declared.vital
 
 
 #: slots whose values name a member as ``role`` or ``role:name`` ("sister:anna", "dog:max")

@@ -12,10 +12,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from actors.core.slots import SLOTS
 from actors.language.lexicon import categories_of, normalize_value, preference_slot
 from actors.language.pack import Phrasing
 from schemas.enums import Kind, Polarity
+from schemas.slots import SLOTS
 
 
 @dataclass(slots=True)
@@ -38,33 +38,6 @@ class Finding:
 
 Build = Callable[[re.Match[str], str], list[Finding] | None]
 
-#: how much a declared value of each slot matters; an allergy outranks an employer
-_IMPORTANCE = {
-    "basic.allergy": 0.95,
-    "basic.health": 0.9,
-    "basic.name": 0.9,
-    "basic.diet_restriction": 0.85,
-    "basic.residence": 0.85,
-    "basic.family": 0.8,
-    "basic.occupation": 0.8,
-    "basic.hometown": 0.75,
-    "basic.age": 0.75,
-    "basic.birthday": 0.75,
-    "basic.employer": 0.75,
-    "basic.education": 0.7,
-    "basic.pet": 0.75,
-    "basic.language": 0.7,
-    "relation.social": 0.6,
-    "style.reply_length": 0.7,
-    "style.tone": 0.7,
-    "style.language": 0.7,
-    "style.taboo": 0.75,
-    "style.format": 0.7,
-    "task.goal": 0.6,
-    "task.plan": 0.55,
-    "task.lesson": 0.6,
-}
-_STATE_IMPORTANCE = 0.2
 #: a fact only mentioned in passing ("my daughter loves dinosaurs") rather than declared
 MENTION_IMPORTANCE = 0.6
 
@@ -80,16 +53,15 @@ def fact(
     importance: float | None = None,
 ) -> Finding:
     """A finding for a named slot (``basic.*``, ``style.*``, ``state.*``, ``task.*``, ``relation.*``)."""
-    if importance is None:
-        importance = _STATE_IMPORTANCE if slot.startswith("state.") else _IMPORTANCE.get(slot, 0.6)
+    declared = SLOTS[slot]
     if slot.startswith("state."):
         confidence = min(confidence, 0.7)
     return Finding(
         slot=slot,
-        kind=SLOTS[slot].kind,
+        kind=declared.kind,
         value=value,
         polarity=polarity,
-        importance=importance,
+        importance=declared.importance if importance is None else importance,
         confidence=confidence,
         change=change,
         inferred=inferred,

@@ -5,7 +5,8 @@ write score. Each language pack reads the words of its own script; this module j
   every pack's terms of the casefolded text, in the registry's order, stop words dropped.
 * ``content_units`` — the words that carry meaning, for the write score's density, the gate's
   restatement test and extraction's "is there anything here": each pack's units that are not
-  uninformative, numbers always; ``word_count`` weighs them (two Chinese characters make one word).
+  uninformative, numbers always; ``word_count`` weighs them (two Chinese characters make one word);
+  ``same_words`` says whether two texts share most of them.
 """
 
 from __future__ import annotations
@@ -59,3 +60,15 @@ def word_count(units: list[str]) -> float:
     """How many words the units make: two Chinese characters count as one word."""
     han = sum(1 for u in units if is_han(u))
     return (len(units) - han) + han / 2
+
+
+#: share of content words two texts must share to say the same thing: an embedding alone calls "I really
+#: appreciate your help" and "I feel the same way!" near-duplicates (E5 cosine ~0.9)
+SAME_WORDS_SHARE = 0.5
+
+
+def same_words(first: str, second: str) -> bool:
+    """Whether two texts say it in mostly the same content words (the gate's restatement test for unvalued
+    statements, recall's near-duplicate test)."""
+    a, b = set(content_units(first)), set(content_units(second))
+    return bool(a and b) and len(a & b) / len(a | b) >= SAME_WORDS_SHARE

@@ -8,8 +8,9 @@ the active items — and passivated when least recently used beyond the host's u
 
 The host owns what every resident shares: one SQL engine, one embedding model with micro-batching
 (``BatchingEmbedder``), tenant policies, and a background thread that drains the vector-index outbox for
-the users this host serves. Hosts are called by typed methods (``host.recall.remote(...)``), one per user
-operation of ``actors.app.operations.UserOperations``, each running that service method.
+the users this host serves. A host is called with one method for every user operation,
+``host.run.remote(tenant_id, user_id, command, trace_context)``, which runs the command
+(``actors.app.commands``) on the user's service and answers the command's response type.
 
 Errors: ``WrongHost`` when the user belongs to another host under the current pool size (the caller
 refreshes its view of the pool and resends); ``OwnershipLost`` never leaves: the user is reloaded under a
@@ -24,29 +25,27 @@ import os
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Concatenate, ParamSpec, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import ray
+from pydantic import BaseModel
 
 from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, span
+from actors.app.commands import UserCommand
 from actors.app.service import UserMemoryService
-from actors.core.errors import HermesError, OwnershipLost
-from actors.language.extraction import make_extractor
+from actors.core.extraction import make_extractor
 from actors.runtime import outbox
 from actors.runtime.batching import BatchingEmbedder
 from actors.runtime.rendezvous import host_of
 from actors.store.sql.store import MemoryStore
-from schemas import api
-from schemas.enums import AlertStatus, Layer, State
+from schemas.errors import HermesError, OwnershipLost, WrongHost
 from schemas.settings import GatePolicy, HermesSettings
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
-P = ParamSpec("P")
+R = TypeVar("R", bound=BaseModel)
 UserKey = tuple[str, str]
 
 POOL_ACTOR_NAME = "host-pool"
@@ -66,16 +65,6 @@ LATENCY_WINDOW = 256
 
 def host_name(index: int) -> str:
     return f"host-{index}"
-
-
-class WrongHost(HermesError):
-    """The user is served by another host of the pool (the pool was resized); resend after refreshing."""
-
-    status_code = 503
-
-    def __init__(self, message: str, pool_size: int = 0):
-        super().__init__(message, pool_size)
-        self.pool_size = pool_size
 
 
 @dataclass(slots=True)
@@ -128,144 +117,38 @@ class UserHost:
         self._outbox_kick = threading.Event()
         self._drain_lock = threading.Lock()
         self._index: Any = None
-        self._maintenance: asyncio.Task[None] | None = None
+        self._housekeeping: asyncio.Task[None] | None = None
         threading.Thread(target=self._drain_forever, name="outbox", daemon=True).start()
         # load the model now rather than in the first user's call
         threading.Thread(target=self.embedder.embed_queries, args=(["warm up"],), daemon=True).start()
 
-    # ------------------------------------------------------------------------------ user operations
+    # ------------------------------------------------------------------------------ user commands
 
-    async def write_turns(
+    async def run(
         self,
         tenant_id: str,
         user_id: str,
-        request: api.WriteTurnsRequest,
-        request_id: str,
+        command: UserCommand[R],
         trace_context: dict[str, str] | None = None,
-    ) -> api.WriteResult:
-        return await self._serve(
-            tenant_id, user_id, trace_context, UserMemoryService.write_turns, request, request_id
-        )
-
-    async def write_memory(
-        self,
-        tenant_id: str,
-        user_id: str,
-        request: api.WriteMemoryRequest,
-        request_id: str,
-        trace_context: dict[str, str] | None = None,
-    ) -> api.WriteResult:
-        return await self._serve(
-            tenant_id, user_id, trace_context, UserMemoryService.write_memory, request, request_id
-        )
-
-    async def recall(
-        self,
-        tenant_id: str,
-        user_id: str,
-        request: api.RecallRequest,
-        trace_context: dict[str, str] | None = None,
-    ) -> api.RecallResponse:
-        return await self._serve(tenant_id, user_id, trace_context, UserMemoryService.recall, request)
-
-    async def start_session(
-        self,
-        tenant_id: str,
-        user_id: str,
-        request: api.StartSessionRequest,
-        trace_context: dict[str, str] | None = None,
-    ) -> api.SessionContext:
-        return await self._serve(tenant_id, user_id, trace_context, UserMemoryService.start_session, request)
-
-    async def list_memories(
-        self,
-        tenant_id: str,
-        user_id: str,
-        layer: Layer | None,
-        state: State | None,
-        limit: int,
-        offset: int,
-        trace_context: dict[str, str] | None = None,
-    ) -> api.MemoryList:
-        return await self._serve(
-            tenant_id, user_id, trace_context, UserMemoryService.list_memories, layer, state, limit, offset
-        )
-
-    async def get_memory(
-        self, tenant_id: str, user_id: str, memory_id: str, trace_context: dict[str, str] | None = None
-    ) -> api.MemoryDetail:
-        return await self._serve(tenant_id, user_id, trace_context, UserMemoryService.get_memory, memory_id)
-
-    async def confirm(
-        self,
-        tenant_id: str,
-        user_id: str,
-        memory_id: str,
-        request: api.ConfirmRequest,
-        trace_context: dict[str, str] | None = None,
-    ) -> api.MemoryOut:
-        return await self._serve(
-            tenant_id, user_id, trace_context, UserMemoryService.confirm, memory_id, request
-        )
-
-    async def freeze(
-        self,
-        tenant_id: str,
-        user_id: str,
-        memory_id: str,
-        request: api.FreezeRequest,
-        trace_context: dict[str, str] | None = None,
-    ) -> api.MemoryOut:
-        return await self._serve(
-            tenant_id, user_id, trace_context, UserMemoryService.freeze, memory_id, request
-        )
-
-    async def unfreeze(
-        self,
-        tenant_id: str,
-        user_id: str,
-        memory_id: str,
-        request: api.UnfreezeRequest,
-        trace_context: dict[str, str] | None = None,
-    ) -> api.MemoryOut:
-        return await self._serve(
-            tenant_id, user_id, trace_context, UserMemoryService.unfreeze, memory_id, request
-        )
-
-    async def forget(
-        self,
-        tenant_id: str,
-        user_id: str,
-        memory_id: str,
-        request: api.ForgetRequest,
-        trace_context: dict[str, str] | None = None,
-    ) -> api.ForgetResult:
-        return await self._serve(
-            tenant_id, user_id, trace_context, UserMemoryService.forget, memory_id, request
-        )
-
-    async def erase_user(
-        self,
-        tenant_id: str,
-        user_id: str,
-        request: api.EraseRequest,
-        trace_context: dict[str, str] | None = None,
-    ) -> api.EraseResult:
-        return await self._serve(tenant_id, user_id, trace_context, UserMemoryService.erase_user, request)
-
-    async def alerts(
-        self,
-        tenant_id: str,
-        user_id: str,
-        status: AlertStatus | None,
-        trace_context: dict[str, str] | None = None,
-    ) -> api.AlertList:
-        return await self._serve(tenant_id, user_id, trace_context, UserMemoryService.alerts, status)
-
-    async def profile(
-        self, tenant_id: str, user_id: str, trace_context: dict[str, str] | None = None
-    ) -> api.UserProfile:
-        return await self._serve(tenant_id, user_id, trace_context, UserMemoryService.profile)
+    ) -> R:
+        """``command`` on the user's service, in the user's mailbox (activating the user if need be)."""
+        self._start_housekeeping()
+        if host_of(tenant_id, user_id, self.pool_size) != self.index:
+            raise WrongHost(f"user {user_id!r} is not served by {self.name}", self.pool_size)
+        key = (tenant_id, user_id)
+        resident = self._residents.get(key)
+        if resident is None:
+            resident = self._residents[key] = _Resident()
+        self._residents.move_to_end(key)
+        resident.waiting += 1
+        try:
+            async with resident.mailbox:
+                return await asyncio.to_thread(self._run, key, resident, trace_context, command)
+        finally:
+            resident.waiting -= 1
+            resident.last_used = time.monotonic()
+            self._account(resident)
+            await self._passivate_over_budget()
 
     # ------------------------------------------------------------------------------ pool and figures
 
@@ -317,50 +200,14 @@ class UserHost:
 
     # ------------------------------------------------------------------------------ mailboxes
 
-    async def _serve(
-        self,
-        tenant_id: str,
-        user_id: str,
-        trace_context: dict[str, str] | None,
-        operation: Callable[Concatenate[UserMemoryService, P], T],
-        *args: P.args,
-        **kwargs: P.kwargs,
-    ) -> T:
-        """``operation(service, *args, **kwargs)`` in the user's mailbox."""
-        self._start_maintenance()
-        if host_of(tenant_id, user_id, self.pool_size) != self.index:
-            raise WrongHost(f"user {user_id!r} is not served by {self.name}", self.pool_size)
-        key = (tenant_id, user_id)
-        resident = self._residents.get(key)
-        if resident is None:
-            resident = self._residents[key] = _Resident()
-        self._residents.move_to_end(key)
-        resident.waiting += 1
-        try:
-            async with resident.mailbox:
-                return await asyncio.to_thread(
-                    lambda: self._run(key, resident, trace_context, operation, *args, **kwargs)
-                )
-        finally:
-            resident.waiting -= 1
-            resident.last_used = time.monotonic()
-            self._account(resident)
-            await self._passivate_over_budget()
-
     def _run(
-        self,
-        key: UserKey,
-        resident: _Resident,
-        trace_context: dict[str, str] | None,
-        operation: Callable[Concatenate[UserMemoryService, P], T],
-        *args: P.args,
-        **kwargs: P.kwargs,
-    ) -> T:
+        self, key: UserKey, resident: _Resident, trace_context: dict[str, str] | None, command: UserCommand[R]
+    ) -> R:
         """In a worker thread, holding the user's mailbox."""
-        with attached(trace_context), span(f"host.{operation.__name__}", tenant_id=key[0], host=self.name):
+        with attached(trace_context), span(f"host.{command.name()}", tenant_id=key[0], host=self.name):
             for attempt in (1, 2):
                 try:  # a claim raced by another claimant's first one is lost like a commit
-                    return operation(self._current(key, resident), *args, **kwargs)
+                    return command.run(self._current(key, resident))
                 except OwnershipLost:
                     resident.service = None
                     self._refresh_pool_size()
@@ -436,11 +283,11 @@ class UserHost:
             self._bytes -= resident.bytes
             self._passivations += 1
 
-    def _start_maintenance(self) -> None:
-        if self._maintenance is None or self._maintenance.done():
-            self._maintenance = asyncio.get_running_loop().create_task(self._maintain_forever())
+    def _start_housekeeping(self) -> None:
+        if self._housekeeping is None or self._housekeeping.done():
+            self._housekeeping = asyncio.get_running_loop().create_task(self._keep_house_forever())
 
-    async def _maintain_forever(self) -> None:
+    async def _keep_house_forever(self) -> None:
         """Batched recall heat to SQL, idle users passivated."""
         while True:
             await asyncio.sleep(min(ACCESS_FLUSH_SECONDS, max(self.settings.actor_idle_seconds / 4, 0.05)))

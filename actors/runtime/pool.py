@@ -6,7 +6,10 @@ ask it for the size when they start, when a host answers ``WrongHost``, and ever
 
 ``HostRouter`` (in each Serve replica, and in anything else that calls users) picks a user's host by
 rendezvous hashing over the pool size and sends the call there: HTTP → replica → host → back, no hop in
-between. Ray does not keep the submission order of calls to an async actor, so the router keeps it: one
+between. ``run(tenant_id, user_id, command)`` sends a user command (``actors.app.commands``) and answers
+its response type; ``call`` sends any other host call.
+
+Ray does not keep the submission order of calls to an async actor, so the router keeps it: one
 FIFO lane per user, and a user's next call leaves only when the previous one has answered. With the host's
 per-user mailbox, a user's calls run one at a time, in the order each submitter made them. A host that
 is down (its node died; Ray restarts it, on another node if need be) is retried with backoff; writes carry
@@ -21,14 +24,17 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import ray
+from pydantic import BaseModel
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, RayTaskError
 
-from actors.core.errors import HermesError, StoreUnavailable
-from actors.runtime.host import POOL_ACTOR_NAME, HostStats, UserHost, WrongHost, host_name
+from actors.app.commands import UserCommand
+from actors.runtime.host import POOL_ACTOR_NAME, HostStats, UserHost, host_name
 from actors.runtime.rendezvous import host_of
+from schemas.errors import HermesError, StoreUnavailable, WrongHost
 from schemas.settings import HermesSettings
 
 T = TypeVar("T")
+R = TypeVar("R", bound=BaseModel)
 Handle = Any  # a Ray actor handle of ``UserHost``
 
 #: how long a call keeps retrying a host that is down before answering 503
@@ -152,8 +158,21 @@ class HostRouter:
             host = self._hosts[index] = ray.get_actor(host_name(index), namespace=self._namespace)
         return host
 
+    async def run(
+        self,
+        tenant_id: str,
+        user_id: str,
+        command: UserCommand[R],
+        trace_context: dict[str, str] | None = None,
+    ) -> R:
+        """``command`` run by the user's host (``UserHost.run``), in the order of this router's calls."""
+        response: R = await self.call(
+            tenant_id, user_id, lambda host: host.run.remote(tenant_id, user_id, command, trace_context)
+        )
+        return response
+
     async def call(self, tenant_id: str, user_id: str, send: Callable[[Handle], Awaitable[T]]) -> T:
-        """``send(host)`` calls one typed host method, e.g. ``lambda h: h.recall.remote(t, u, req)``."""
+        """``send(host)`` calls one host method, e.g. ``lambda h: h.passivate_all.remote()``."""
         key = (tenant_id, user_id)
         lane = self._lanes.get(key)
         if lane is None:

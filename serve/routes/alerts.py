@@ -2,8 +2,8 @@
 
 from fastapi import APIRouter
 
+from actors.app.commands import AlertFilter, Alerts
 from schemas.api import AlertList
-from serve.gateway import AlertFilter
 from serve.routes.deps import GatewayDep, TenantDep, UserIdPath
 
 router = APIRouter(prefix="/v1/users/{user_id}", tags=["alerts"])
@@ -13,4 +13,4 @@ router = APIRouter(prefix="/v1/users/{user_id}", tags=["alerts"])
 async def alerts(
     user_id: UserIdPath, tenant: TenantDep, gateway: GatewayDep, status: AlertFilter = "open"
 ) -> AlertList:
-    return await gateway.alerts(tenant, user_id, status)
+    return await gateway.run(tenant, user_id, Alerts(status=status))

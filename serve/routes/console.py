@@ -1,4 +1,4 @@
-"""The web console at ``/console``: static HTML, JS and CSS from ``serve/console/`` (no build step). It is a
+"""The web console at ``/console``: static HTML, JS and CSS from ``console/`` (no build step). It is a
 client of the HTTP API like any other; it holds the tenant API key in the browser tab only.
 
 Only the files present in that directory are served, looked up by name (no path is ever joined from the
@@ -6,20 +6,19 @@ request). A strict Content-Security-Policy allows scripts, styles and requests f
 text that users wrote, shown by the console, cannot run as script.
 """
 
-from pathlib import Path
-
 from fastapi import APIRouter
 from fastapi.responses import FileResponse
 from starlette.exceptions import HTTPException
 
-CONSOLE_DIR = Path(__file__).resolve().parent.parent / "console"
+from console import ASSETS_DIR
+
 MEDIA_TYPES = {
     ".html": "text/html",
     ".js": "text/javascript",
     ".css": "text/css",
     ".svg": "image/svg+xml",
 }
-ASSETS = {p.name: p for p in sorted(CONSOLE_DIR.iterdir()) if p.suffix in MEDIA_TYPES}
+ASSETS = {p.name: p for p in sorted(ASSETS_DIR.iterdir()) if p.suffix in MEDIA_TYPES}
 HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "

@@ -1,9 +1,24 @@
-"""Writing, inspecting and controlling a user's memories; forgetting one memory or the whole user."""
+"""Writing, inspecting and controlling a user's memories; forgetting one memory or the whole user. Each
+route builds the user command (``actors.app.commands``) and runs it through the gateway."""
 
 from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from actors.app.commands import (
+    MAX_PAGE,
+    Confirm,
+    EraseUser,
+    Forget,
+    Freeze,
+    GetMemory,
+    ListMemories,
+    PreviewTurns,
+    Profile,
+    Unfreeze,
+    WriteMemory,
+    WriteTurns,
+)
 from schemas.api import (
     ConfirmRequest,
     EraseRequest,
@@ -14,6 +29,7 @@ from schemas.api import (
     MemoryDetail,
     MemoryList,
     MemoryOut,
+    TurnsPreview,
     UnfreezeRequest,
     UserProfile,
     WriteMemoryRequest,
@@ -21,7 +37,6 @@ from schemas.api import (
     WriteTurnsRequest,
 )
 from schemas.enums import Layer, State
-from serve.gateway import MAX_PAGE
 from serve.routes.deps import GatewayDep, IdempotencyKeyDep, MemoryIdPath, TenantDep, UserIdPath
 
 router = APIRouter(prefix="/v1/users/{user_id}", tags=["memories"])
@@ -36,7 +51,17 @@ async def write_turns(
     gateway: GatewayDep,
     idempotency_key: IdempotencyKeyDep = None,
 ) -> WriteResult:
-    return await gateway.write_turns(tenant, user_id, body, idempotency_key)
+    return await gateway.run(tenant, user_id, WriteTurns(request=body), idempotency_key)
+
+
+@router.post(
+    "/turns:preview",
+    summary="What writing these turns would store (the gates' decisions), without storing anything",
+)
+async def preview_turns(
+    user_id: UserIdPath, body: WriteTurnsRequest, tenant: TenantDep, gateway: GatewayDep
+) -> TurnsPreview:
+    return await gateway.run(tenant, user_id, PreviewTurns(request=body))
 
 
 @router.post("/memories", summary="Write one structured memory (it still passes both gates)")
@@ -47,7 +72,7 @@ async def write_memory(
     gateway: GatewayDep,
     idempotency_key: IdempotencyKeyDep = None,
 ) -> WriteResult:
-    return await gateway.write_memory(tenant, user_id, body, idempotency_key)
+    return await gateway.run(tenant, user_id, WriteMemory(request=body), idempotency_key)
 
 
 @router.get("/memories", summary="List memories, optionally by layer and state")
@@ -60,14 +85,15 @@ async def list_memories(
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 100,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> MemoryList:
-    return await gateway.list_memories(tenant, user_id, layer, state, limit, offset)
+    command = ListMemories(layer=layer, state=state, limit=limit, offset=offset)
+    return await gateway.run(tenant, user_id, command)
 
 
 @router.get("/memories/{memory_id}", summary="One memory with its audit trail")
 async def get_memory(
     user_id: UserIdPath, memory_id: MemoryIdPath, tenant: TenantDep, gateway: GatewayDep
 ) -> MemoryDetail:
-    return await gateway.get_memory(tenant, user_id, memory_id)
+    return await gateway.run(tenant, user_id, GetMemory(memory_id=memory_id))
 
 
 @router.post("/memories/{memory_id}/confirm", summary="Confirm a memory (counts as a restatement)")
@@ -78,14 +104,14 @@ async def confirm(
     gateway: GatewayDep,
     body: ConfirmRequest | None = None,
 ) -> MemoryOut:
-    return await gateway.confirm(tenant, user_id, memory_id, body)
+    return await gateway.run(tenant, user_id, Confirm(memory_id=memory_id, request=body or ConfirmRequest()))
 
 
 @router.post("/memories/{memory_id}/freeze", summary="Freeze a confirmed memory into core")
 async def freeze(
     user_id: UserIdPath, memory_id: MemoryIdPath, body: FreezeRequest, tenant: TenantDep, gateway: GatewayDep
 ) -> MemoryOut:
-    return await gateway.freeze(tenant, user_id, memory_id, body)
+    return await gateway.run(tenant, user_id, Freeze(memory_id=memory_id, request=body))
 
 
 @router.post(
@@ -98,7 +124,7 @@ async def unfreeze(
     tenant: TenantDep,
     gateway: GatewayDep,
 ) -> MemoryOut:
-    return await gateway.unfreeze(tenant, user_id, memory_id, body)
+    return await gateway.run(tenant, user_id, Unfreeze(memory_id=memory_id, request=body))
 
 
 @router.delete("/memories/{memory_id}", summary="Forget one memory everywhere, leaving a tombstone")
@@ -109,16 +135,17 @@ async def forget(
     gateway: GatewayDep,
     reason: ReasonQuery = "user request",
 ) -> ForgetResult:
-    return await gateway.forget(tenant, user_id, memory_id, ForgetRequest(reason=reason))
+    command = Forget(memory_id=memory_id, request=ForgetRequest(reason=reason))
+    return await gateway.run(tenant, user_id, command)
 
 
 @router.delete("", summary="Erase the whole user everywhere, leaving a tombstone")
 async def erase_user(
     user_id: UserIdPath, tenant: TenantDep, gateway: GatewayDep, reason: ReasonQuery = "user request"
 ) -> EraseResult:
-    return await gateway.erase_user(tenant, user_id, EraseRequest(reason=reason))
+    return await gateway.run(tenant, user_id, EraseUser(request=EraseRequest(reason=reason)))
 
 
 @router.get("/profile", summary="The USER profile: slot conclusions and the memories behind them")
 async def profile(user_id: UserIdPath, tenant: TenantDep, gateway: GatewayDep) -> UserProfile:
-    return await gateway.profile(tenant, user_id)
+    return await gateway.run(tenant, user_id, Profile())

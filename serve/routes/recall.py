@@ -2,6 +2,7 @@
 
 from fastapi import APIRouter
 
+from actors.app.commands import Recall
 from schemas.api import RecallRequest, RecallResponse
 from serve.routes.deps import GatewayDep, TenantDep, UserIdPath
 
@@ -12,4 +13,4 @@ router = APIRouter(prefix="/v1/users/{user_id}", tags=["recall"])
 async def recall(
     user_id: UserIdPath, body: RecallRequest, tenant: TenantDep, gateway: GatewayDep
 ) -> RecallResponse:
-    return await gateway.recall(tenant, user_id, body)
+    return await gateway.run(tenant, user_id, Recall(request=body))

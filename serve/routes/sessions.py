@@ -2,6 +2,7 @@
 
 from fastapi import APIRouter
 
+from actors.app.commands import StartSession
 from schemas.api import SessionContext, StartSessionRequest
 from serve.routes.deps import GatewayDep, TenantDep, UserIdPath
 
@@ -12,4 +13,4 @@ router = APIRouter(prefix="/v1/users/{user_id}", tags=["sessions"])
 async def start_session(
     user_id: UserIdPath, body: StartSessionRequest, tenant: TenantDep, gateway: GatewayDep
 ) -> SessionContext:
-    return await gateway.start_session(tenant, user_id, body)
+    return await gateway.run(tenant, user_id, StartSession(request=body))

@@ -47,7 +47,7 @@ from actors.store.sql.store import MemoryStore  # noqa: E402
 from actors.store.sql.tables import MemoryItemRow  # noqa: E402
 from actors.store.vectors.filters import partition_name  # noqa: E402
 from actors.store.vectors.milvus import MilvusIndex  # noqa: E402
-from actors.store.vectors.milvus_server import MilvusLiteServer  # noqa: E402
+from localstack.milvus import MilvusLiteServer  # noqa: E402
 from schemas.enums import Kind, Layer, Source, State  # noqa: E402
 from schemas.settings import Capacities, GatePolicy, HermesSettings  # noqa: E402
 

@@ -79,7 +79,7 @@ def stack(tree: Path, home: Path, extra_env: dict[str, str], say) -> Iterator[tu
     for name in ("RAY_ADDRESS", "HERMES_TRACE_FILE"):
         env.pop(name, None)
     command = [
-        sys.executable, "-m", "serve.cli.main", "up", "--detach", "--port", str(port), "--timeout", "600"
+        sys.executable, "-m", "cli.main", "up", "--detach", "--port", str(port), "--timeout", "600"
     ]
     started = time.perf_counter()
     result = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, timeout=660)
@@ -92,7 +92,7 @@ def stack(tree: Path, home: Path, extra_env: dict[str, str], say) -> Iterator[tu
         yield f"http://127.0.0.1:{port}", (home / "demo.key").read_text().strip(), pid
     finally:
         subprocess.run(
-            [sys.executable, "-m", "serve.cli.main", "down"],
+            [sys.executable, "-m", "cli.main", "down"],
             cwd=tree,
             env=env,
             capture_output=True,

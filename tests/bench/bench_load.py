@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from actors.store.sql.store import MemoryStore  # noqa: E402
 from actors.store.vectors.milvus import MilvusIndex  # noqa: E402
-from actors.store.vectors.milvus_server import MilvusLiteServer  # noqa: E402
+from localstack.milvus import MilvusLiteServer  # noqa: E402
 from schemas.enums import ACTIVE_STATES, Layer  # noqa: E402
 from schemas.settings import HermesSettings  # noqa: E402
 

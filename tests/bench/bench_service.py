@@ -38,7 +38,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from actors.store.vectors.milvus_server import MilvusLiteServer, free_port  # noqa: E402
+from localstack.milvus import MilvusLiteServer, free_port  # noqa: E402
 from schemas.settings import HermesSettings  # noqa: E402
 from tests.bench import loadgen, milvus_probe, procstats, seed  # noqa: E402
 from tests.bench.report import Report  # noqa: E402
@@ -186,7 +186,7 @@ def milvus_served(home: Path, say):
 
 @contextmanager
 def stack_running(home: Path, milvus_uri: str, cap: int, say):
-    from serve.local.stack import LocalStack
+    from localstack.stack import LocalStack
 
     settings = HermesSettings(
         home=home,

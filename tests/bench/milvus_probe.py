@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from actors.store.vectors.filters import partition_name  # noqa: E402
 from actors.store.vectors.milvus import MilvusIndex  # noqa: E402
-from actors.store.vectors.milvus_server import MilvusLiteServer, MilvusStandaloneServer  # noqa: E402
+from localstack.milvus import MilvusLiteServer, MilvusStandaloneServer  # noqa: E402
 from schemas.enums import Layer  # noqa: E402
 from tests.bench import procstats  # noqa: E402
 

@@ -75,7 +75,7 @@ def _role(pid: int) -> str:
             return role
     if "milvus-lite" in cmdline or "milvus_lite" in cmdline:
         return "milvus-lite"
-    # started by actors.store.vectors.milvus_server.MilvusStandaloneServer
+    # started by localstack.milvus.MilvusStandaloneServer
     if cmdline.endswith("/milvus run standalone "):
         return "milvus standalone"
     return "ray core"  # gcs_server, raylet, log monitor, dashboard agents

@@ -36,7 +36,7 @@ from actors.store.sql.store import MemoryStore
 from actors.store.sql.tables import MemoryItemRow
 from actors.store.vectors.filters import partition_name
 from actors.store.vectors.milvus import MilvusIndex
-from actors.store.vectors.milvus_server import MEMTABLE_LIMIT_ENV, MilvusLiteServer
+from localstack.milvus import MEMTABLE_LIMIT_ENV, MilvusLiteServer
 from schemas.enums import Kind, Layer, Source, State
 from schemas.settings import Capacities, HermesSettings
 
@@ -44,7 +44,7 @@ DIM = 384
 SQL_BATCH = 5000
 MILVUS_BATCH = 5000
 #: seeding memtable: ~80k rows per flush instead of the service's ~150
-#: (see actors.store.vectors.milvus_server)
+#: (see localstack.milvus)
 SEED_MEMTABLE_BYTES = 128 * 1024 * 1024
 HISTORY_DAYS = 180
 

@@ -18,7 +18,7 @@ from typing import Any
 from agent.memory_manager import MemoryManager
 from plugins.memory import load_memory_provider
 
-from serve.client import HermesClient
+from sdk.client import HermesClient
 
 TIMEOUT = 30.0
 

@@ -4,8 +4,9 @@ isolation, the Python client and the deployment handle."""
 
 import pytest
 
+from actors.app.commands import ListMemories, WriteTurns
 from schemas.api import WriteTurnsRequest
-from serve.client import HermesClient, HermesHTTPError
+from sdk.client import HermesClient, HermesHTTPError
 from tests.stack.trust_stack import user_host_pid
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]
@@ -40,6 +41,34 @@ def test_write_recall_session_walkthrough(http, tenant_key):
     say(http, tenant_key, "alice", "s2", "I love jasmine tea")
     again = http.post("/v1/users/alice/sessions", json={"session_id": "s2"}, headers=headers)
     assert again.json()["text"] == first.json()["text"]  # frozen for the session
+
+
+def test_a_preview_shows_what_the_write_would_store_and_stores_nothing(http, tenant_key):
+    headers = {"X-API-Key": tenant_key}
+    say(http, tenant_key, "pia", "s1", "I live in Hangzhou")
+    body = {
+        "session_id": "s2",
+        "turns": [
+            {"text": "actually I moved to Suzhou", "dialog_id": "s2-d0"},
+            {"text": "I'm allergic to peanuts", "dialog_id": "s2-d1"},
+        ],
+    }
+    listed = http.get("/v1/users/pia/memories", headers=headers).json()
+    preview = http.post("/v1/users/pia/turns:preview", json=body, headers=headers)
+    assert preview.status_code == 200, preview.text
+    assert http.get("/v1/users/pia/memories", headers=headers).json() == listed
+    assert http.post("/v1/users/nobody-yet/turns:preview", json=body, headers=headers).status_code == 200
+    assert http.get("/v1/users/nobody-yet/memories", headers=headers).json()["total"] == 0
+
+    written = http.post("/v1/users/pia/turns", json=body, headers=headers).json()
+    shown = [(o["action"], o["memory"]["slot"], o["memory"]["value"]) for o in preview.json()["outcomes"]]
+    stored = [
+        http.get(f"/v1/users/pia/memories/{o['memory_id']}", headers=headers).json()["memory"]
+        for o in written["outcomes"]
+    ]
+    actions = [o["action"] for o in written["outcomes"]]
+    assert shown == [(action, m["slot"], m["value"]) for action, m in zip(actions, stored, strict=True)]
+    assert ("corrected", "basic.residence", "suzhou") in shown
 
 
 def test_inspect_forget_and_erase(http, tenant_key):
@@ -98,6 +127,6 @@ def test_python_client_and_deployment_handle(serve_app, tenant_key):
     request = WriteTurnsRequest.model_validate(
         {"session_id": "s9", "turns": [{"text": "I have a cat named Miso", "dialog_id": "d9"}]}
     )
-    result = handle.write_turns.remote(tenant_key, "erin", request).result()
-    listed = handle.list_memories.remote(tenant_key, "erin").result()
+    result = handle.run.remote(tenant_key, "erin", WriteTurns(request=request)).result()
+    listed = handle.run.remote(tenant_key, "erin", ListMemories()).result()
     assert {o.memory_id for o in result.outcomes} <= {item.memory_id for item in listed.items}

@@ -23,7 +23,7 @@ APP_EXISTS = (REPO / "serve" / "app.py").exists()
 def cli_command() -> list[str]:
     """The installed entry point when this environment has one, else the module (an uninstalled checkout)."""
     script = Path(sys.executable).with_name("hermes-memory")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "serve.cli.main"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "cli.main"]
 
 
 def run_cli(
@@ -45,6 +45,15 @@ def test_version_matches_the_package_metadata(tmp_path):
     result = run_cli("version", home=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["hermes-memory", expected]
+
+
+def test_mcp_without_url_or_key_says_what_to_give(tmp_path, monkeypatch):
+    for name in ("HERMES_MEMORY_URL", "HERMES_MEMORY_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    result = run_cli("mcp", "--url", "http://127.0.0.1:1", home=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""  # stdout is the MCP channel: nothing else on it
+    assert "--key" in result.stderr and "HERMES_MEMORY_API_KEY" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_tenant_create_rejects_an_unsafe_id_without_a_traceback(tmp_path):

@@ -6,7 +6,7 @@ import asyncio
 import pytest
 
 from schemas.api import SessionContext, StartSessionRequest, WriteTurnsRequest
-from serve.client import (
+from sdk.client import (
     AsyncHermesClient,
     AuthenticationError,
     ConflictError,

@@ -1,8 +1,14 @@
-"""The web console (``serve/console``, served at ``/console``) in a real headless browser: Debian's
+"""The web console (``console``, served at ``/console``) in a real headless browser: Debian's
 ``chromium`` driven by Playwright against the real stack. A wrong key sees nothing; with the tenant's key
 an operator finds a user, reads tiers, badges and the profile, resolves an alert, unfreezes and refreezes a
 fact with a reason, runs a recall, previews a session context, forgets a memory — and every step leaves
 what it should in the audit trail. The key never appears in a URL.
+
+Then each thing a person acts on: a frozen fact and the statement contradicting it side by side, accepted
+(the audited unfreeze applies the statement) or rejected (the statement is forgotten), a reason required
+either way; adding and editing a memory; "try a turn" (a preview that stores nothing, then stored on
+request); the 390 px layout with nothing wider than the screen; the "no such user" page; and the API docs
+with every request to another origin refused.
 
 A screenshot of each page goes to ``$HERMES_CONSOLE_SCREENSHOTS`` (default: a pytest temporary
 directory, printed). Missing browser or Playwright: skipped, except under ``CI=true`` where it fails.
@@ -121,7 +127,7 @@ def test_console_walkthrough(console, http, tenant_key):
     for session in ("s1", "s2"):
         say(http, tenant_key, "mei", session, "I'm allergic to peanuts", "I live in Hangzhou")
     alert = say(http, tenant_key, "mei", "s3", "I think I don't mind peanuts")["alerts"][0]
-    say(http, tenant_key, "bob", "s1", "Remember this: my dog is called Rex")
+    say(http, tenant_key, "bob", "s1", "Remember this: my dog is called Rex", "I live in Oslo")
 
     console.open()
     console.sign_in(tenant_key)
@@ -146,13 +152,13 @@ def test_console_walkthrough(console, http, tenant_key):
     expect(allergy.locator(".badge-alert")).to_contain_text("contested")
     console.shot("profile")
 
-    # the open alert, resolved with a reason that lands in the allergy's audit trail
+    # the open alert, rejected with a reason that lands in the allergy's audit trail
     page.click(".tabs >> text=Alerts")
     card = page.locator(f".alert-card[data-alert={alert['alert_id']}]")
     expect(card).to_contain_text("frozen_conflict")
     console.shot("alerts")
-    card.locator("input[name=reason]").fill("the user was joking")
-    card.locator("button[data-do=resolve]").click()
+    card.locator("textarea[name=reason]").fill("the user was joking")
+    card.locator("button[data-do=reject]").click()
     expect(page.locator("#alert-list")).to_contain_text("No open alerts")
     console.open(f"#/users/mei/item/{alert['memory_id']}")
     resolved = page.locator("#audit-trail .audit-row[data-action=resolve_alert]")
@@ -238,3 +244,176 @@ def test_console_walkthrough(console, http, tenant_key):
     assert console.errors == []
     assert not any(tenant_key in url for url in console.urls)
     assert console.api_calls and all(h.get("x-api-key") == tenant_key for h in console.api_calls)
+
+
+def api_get(http, key, path):
+    response = http.get(path, headers={"X-API-Key": key})
+    return response.status_code, response.json()
+
+
+def frozen_then_contradicted(http, key, user):
+    """Peanuts frozen (said in two sessions), then contradicted: the alert and its two memories."""
+    for session in ("s1", "s2"):
+        say(http, key, user, session, "I'm allergic to peanuts")
+    alert = say(http, key, user, "s3", "I think I don't mind peanuts")["alerts"][0]
+    return alert, alert["memory_id"], alert["related_ids"][0]
+
+
+def test_an_alert_accepted_and_another_rejected(console, http, tenant_key):
+    from playwright.sync_api import expect
+
+    page = console.page
+    accepted, fact, statement = frozen_then_contradicted(http, tenant_key, "ivy")
+    rejected, jon_fact, jon_statement = frozen_then_contradicted(http, tenant_key, "jon")
+    console.open("#/users/ivy/alerts")
+    console.sign_in(tenant_key)
+    card = page.locator(f".alert-card[data-alert={accepted['alert_id']}]")
+    # plain words, the two sides next to each other
+    expect(card.locator(".side-frozen")).to_contain_text("allergic to peanuts")
+    expect(card.locator(".side-challenger")).to_contain_text("I think I don't mind peanuts")
+    expect(card).to_contain_text("contradicts a frozen fact")
+    box = card.locator(".side-frozen").bounding_box(), card.locator(".side-challenger").bounding_box()
+    assert box[0]["x"] < box[1]["x"] and abs(box[0]["y"] - box[1]["y"]) < 2  # side by side
+    console.shot("alert-conflict")
+    card.locator("button[data-do=accept]").click()  # no reason: refused, nothing changes
+    expect(card.locator(".error")).to_contain_text("Give a reason")
+    assert api_get(http, tenant_key, f"/v1/users/ivy/memories/{statement}")[0] == 200
+    card.locator("textarea[name=reason]").fill("the allergy was outgrown, says the doctor")
+    card.locator("button[data-do=accept]").click()
+    expect(page.locator("#alert-list")).to_contain_text("No open alerts")
+    _, detail = api_get(http, tenant_key, f"/v1/users/ivy/memories/{fact}")
+    assert (
+        detail["memory"]["state"] == "frozen"
+        and detail["memory"]["content"] == "I think I don't mind peanuts"
+    )
+    unfreeze = [e for e in detail["audit"] if e["action"] == "unfreeze"]
+    assert unfreeze and "outgrown" in unfreeze[0]["reason"] and unfreeze[0]["source_dialog_id"] == "s3-d0"
+    assert api_get(http, tenant_key, f"/v1/users/ivy/memories/{statement}")[0] == 404
+    _, alerts = api_get(http, tenant_key, "/v1/users/ivy/alerts?status=all")
+    assert [a["status"] for a in alerts["alerts"] if a["alert_id"] == accepted["alert_id"]] == ["resolved"]
+
+    console.open("#/users/jon/alerts")
+    card = page.locator(f".alert-card[data-alert={rejected['alert_id']}]")
+    card.locator("textarea[name=reason]").fill("a joke, the allergy stands")
+    card.locator("button[data-do=reject]").click()
+    expect(page.locator("#alert-list")).to_contain_text("No open alerts")
+    _, detail = api_get(http, tenant_key, f"/v1/users/jon/memories/{jon_fact}")
+    assert detail["memory"]["state"] == "frozen" and detail["memory"]["content"] == "I'm allergic to peanuts"
+    assert any("a joke" in e["reason"] for e in detail["audit"] if e["action"] == "resolve_alert")
+    assert api_get(http, tenant_key, f"/v1/users/jon/memories/{jon_statement}")[0] == 404
+    assert console.errors == []
+
+
+def test_add_edit_and_try_a_turn(console, http, tenant_key):
+    from playwright.sync_api import expect
+
+    page = console.page
+    say(http, tenant_key, "kim", "s1", "I live in Lisbon")
+    console.open("#/users/kim/write")
+    console.sign_in(tenant_key)
+
+    # try a turn: what would be kept, and nothing stored until asked
+    page.fill("#try-text", "I have a cat named Tom")
+    page.click("#try-run")
+    expect(page.locator("#try-result .outcome-row[data-action=created]")).to_contain_text("cat named Tom")
+    expect(page.locator("#try-result")).to_contain_text("nothing was stored")
+    assert api_get(http, tenant_key, "/v1/users/kim/memories")[1]["total"] == 1
+    console.shot("try-a-turn")
+    page.click("#try-store")
+    expect(page.locator("#try-result")).to_contain_text("Stored.")
+    assert api_get(http, tenant_key, "/v1/users/kim/memories")[1]["total"] == 2
+
+    # add a structured memory
+    form = page.locator("#add-form")
+    form.locator("textarea[name=content]").fill("I prefer green tea")
+    form.locator("select[name=kind]").select_option("preference")
+    form.locator("input[name=slot]").fill("preference.drink")
+    form.locator("input[name=value]").fill("green tea")
+    form.locator("#add-run").click()
+    expect(page.locator("#add-result .outcome-row[data-action=created]")).to_be_visible()
+    listed = api_get(http, tenant_key, "/v1/users/kim/memories")[1]["items"]
+    tea = next(m for m in listed if m["content"] == "I prefer green tea")
+    assert tea["slot"] == "preference.drink" and tea["value"] == "green tea"
+
+    # edit it: a new statement through the gates, the old one forgotten with the reason
+    console.open(f"#/users/kim/item/{tea['memory_id']}")
+    page.click("#item button[data-do=edit]")
+    edit = page.locator("form[data-action=edit]")
+    expect(edit.locator("textarea[name=content]")).to_have_value("I prefer green tea")
+    edit.locator("textarea[name=content]").fill("I prefer black tea")
+    edit.locator("input[name=value]").fill("black tea")
+    edit.locator("button[type=submit]").click()  # no reason: the browser refuses to send it
+    expect(edit).to_be_visible()
+    edit.locator("input[name=reason]").fill("the user switched")
+    edit.locator("button[type=submit]").click()
+    expect(page.locator("#item h2").first).to_have_text("I prefer black tea")
+    console.shot("edited")
+    listed = api_get(http, tenant_key, "/v1/users/kim/memories")[1]["items"]
+    assert [m["value"] for m in listed if m["slot"] == "preference.drink"] == ["black tea"]
+    assert api_get(http, tenant_key, f"/v1/users/kim/memories/{tea['memory_id']}")[0] == 404
+    assert console.errors == []
+
+
+def test_narrow_screen_and_no_such_user(browser, serve_app, screenshots, http, tenant_key):
+    from playwright.sync_api import expect
+
+    frozen_then_contradicted(http, tenant_key, "lea")
+    say(http, tenant_key, "lea", "s4", "Remember this: my dialog ids are long", "I live in Hangzhou")
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    narrow = Console(page, serve_app, screenshots)
+    narrow.open()
+    narrow.sign_in(tenant_key)
+    expect(page.locator(".user-row")).to_have_count(1)
+    memory_id = api_get(http, tenant_key, "/v1/users/lea/memories")[1]["items"][0]["memory_id"]
+    pages = {
+        "users": ("", ".user-row"),
+        "memory": ("#/users/lea/memory", ".memory-row"),
+        "alerts": ("#/users/lea/alerts", ".side-challenger"),
+        "profile": ("#/users/lea/profile", ".slot-card"),
+        "recall": ("#/users/lea/recall", "#recall-query"),
+        "write": ("#/users/lea/write", "#try-form"),
+        "item": (f"#/users/lea/item/{memory_id}", "#audit-trail"),
+        "tenant-alerts": ("#/alerts", ".alert-card"),
+    }
+    for name, (fragment, ready) in pages.items():
+        narrow.open(fragment)
+        expect(page.locator(ready).first).to_be_visible()
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{name} is {width} px wide at 390"
+        narrow.shot(f"narrow-{name}")
+
+    narrow.open("#/users/nobody-at-all/memory")
+    expect(page.locator("#no-such-user")).to_contain_text("No such user")
+    expect(page.locator("#no-such-user")).to_contain_text("nobody-at-all")
+    expect(page.locator("#capacity")).to_have_count(0)
+    narrow.shot("no-such-user")
+    narrow.open("#/users/lea/memory")  # a known user is never shown as unknown
+    expect(page.locator(".memory-row").first).to_be_visible()
+    expect(page.locator("#no-such-user")).to_have_count(0)
+    assert narrow.errors == []
+    context.close()
+
+
+def test_api_docs_work_offline(browser, serve_app, screenshots):
+    from playwright.sync_api import expect
+
+    context = browser.new_context()
+    elsewhere: list[str] = []
+
+    def only_this_origin(route):
+        if route.request.url.startswith(serve_app):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_this_origin)
+    page = context.new_page()
+    page.goto(f"{serve_app}/docs")
+    expect(page.locator(".swagger-ui .info .title")).to_contain_text("Hermes Memory")
+    expect(page.locator(".opblock").first).to_be_visible()
+    page.screenshot(path=screenshots / "docs-offline.png")
+    assert elsewhere == []
+    context.close()

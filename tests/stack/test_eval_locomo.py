@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from serve.cli import main as cli
-from serve.eval import locomo as eval_locomo
-from serve.eval.baselines import reciprocal_rank_fusion
-from serve.eval.data import load_conversations
-from serve.eval.metrics import evidence_recall, load_evidence, score, session_recall_any
+from cli import main as cli
+from evaluation import locomo as eval_locomo
+from evaluation.baselines import reciprocal_rank_fusion
+from evaluation.data import load_conversations
+from evaluation.metrics import evidence_recall, load_evidence, score, session_recall_any
 
 FORBIDDEN = ("answer", "evidence", "observation", "event_summary", "session_summary", "adversarial_answer")
 DEV_FILE = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo_dev.json"

@@ -29,8 +29,9 @@ import numpy as np
 import pytest
 import ray
 
+from actors.app.commands import WriteTurns
 from actors.core.memory import GateChanges, MemoryItem
-from actors.store.vectors.milvus_server import MilvusLiteServer
+from localstack.milvus import MilvusLiteServer
 from schemas.enums import Kind
 from tests.stack.trust_stack import (
     E5_DIM,
@@ -296,11 +297,8 @@ def node_crash_scenario(settings_json: str) -> dict:
             )
             for attempt in range(1, 400):
                 try:
-                    result = await router.call(
-                        tenant_id,
-                        user,
-                        lambda host: host.write_turns.remote(tenant_id, user, request, f"{user}-w{n}"),
-                    )
+                    write = WriteTurns(request=request, request_id=f"{user}-w{n}")
+                    result = await router.run(tenant_id, user, write)
                 except Exception:  # noqa: BLE001 - during the outage any failure means "resend"
                     await asyncio.sleep(0.5)
                     continue

@@ -1,7 +1,7 @@
 """The Hermes Agent memory provider, driven by Hermes Agent's own ``MemoryManager`` against the real stack.
 
 Hermes Agent pins versions the service cannot share (pydantic, cryptography, websockets, ...), so it gets
-its own virtual environment: ``hermes-agent`` from PyPI plus this checkout's ``serve/sdk`` package, exactly
+its own virtual environment: ``hermes-agent`` from PyPI plus this checkout's ``sdk`` package, exactly
 what a user installs. The environment is built once and kept under ``.venv/`` (keyed by the Hermes Agent
 and Python versions); each run reinstalls only the provider package. The scenarios themselves run in that
 environment (``hermes_agent_driver.py``), and their JSON results are checked here.
@@ -66,7 +66,7 @@ def hermes_agent(tmp_path_factory: pytest.TempPathFactory) -> AgentEnv:
         _pip(python, f"hermes-agent=={HERMES_AGENT_VERSION}", "setuptools>=69")
         (venv / ".ready").touch()
     # this checkout's provider, every run (no build isolation: setuptools is already there)
-    _pip(python, "--no-deps", "--force-reinstall", "--no-build-isolation", str(ROOT / "serve" / "sdk"))
+    _pip(python, "--no-deps", "--force-reinstall", "--no-build-isolation", str(ROOT / "sdk"))
     home = tmp_path_factory.mktemp("hermes-agent-home")
     installer = venv / "bin" / "hermes-memory-provider"
     subprocess.run([str(installer), "install", "--hermes-home", str(home)], check=True, timeout=60)

@@ -12,12 +12,13 @@ import ray
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from actors.core.errors import OwnershipLost
+from actors.app.commands import WriteMemory
 from actors.core.memory import GateChanges
 from actors.runtime.host import host_name
 from actors.runtime.pool import HostRouter, pool_actor
 from actors.runtime.rendezvous import host_of
 from schemas.api import WriteMemoryRequest
+from schemas.errors import OwnershipLost
 from tests.stack.trust_stack import kill_app_actors, new_tenant, private_app, stream_writes
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]
@@ -77,9 +78,7 @@ def test_interleaved_users_keep_their_order_and_every_write_lands_once(one_host,
         router = HostRouter(settings)
         await asyncio.gather(
             *(
-                router.call(
-                    tenant_id, user, lambda h, u=user, r=req, i=rid: h.write_memory.remote(tenant_id, u, r, i)
-                )
+                router.run(tenant_id, user, WriteMemory(request=req, request_id=rid))
                 for user, req, rid in writes
             )
         )
@@ -138,4 +137,4 @@ async def _write_once(settings, tenant_id: str, user: str) -> None:
     router = HostRouter(settings)
     await router.call(tenant_id, user, lambda h: h.passivate_all.remote())
     request = note(user, 99)
-    await router.call(tenant_id, user, lambda h: h.write_memory.remote(tenant_id, user, request, "after"))
+    await router.run(tenant_id, user, WriteMemory(request=request, request_id="after"))

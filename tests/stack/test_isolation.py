@@ -10,8 +10,9 @@ import uuid
 import numpy as np
 import pytest
 
-from actors.core.errors import NotFound
+from actors.app.commands import GetMemory, ListMemories
 from actors.store.sql.tenants import TenantLimits
+from schemas.errors import NotFound
 from tests.conftest import ADMIN_KEY
 from tests.stack.trust_stack import E5_DIM, file_traces
 
@@ -106,11 +107,11 @@ def test_deployment_handle_and_vector_partition_stay_in_scope(serve_app, sql_sto
     tenant_a, key_a, _ = victim
     tenant_b, key_b = new_key(sql_store)
     handle = serve.get_app_handle("hermes")
-    mine = handle.list_memories.remote(key_a, "alice").result()
+    mine = handle.run.remote(key_a, "alice", ListMemories()).result()
     assert mine.total >= 2
-    assert handle.list_memories.remote(key_b, "alice").result().total == 0
+    assert handle.run.remote(key_b, "alice", ListMemories()).result().total == 0
     with pytest.raises(NotFound):
-        handle.get_memory.remote(key_b, "alice", mine.items[0].memory_id).result()
+        handle.run.remote(key_b, "alice", GetMemory(memory_id=mine.items[0].memory_id)).result()
     index = MilvusIndex(stack_settings.milvus_uri, stack_settings.milvus_collection, E5_DIM)
     try:
         probe = np.ones(E5_DIM, np.float32) / np.sqrt(E5_DIM)

@@ -15,10 +15,10 @@ from datetime import timedelta
 import httpx
 import pytest
 
-from actors.core.errors import OwnershipLost
 from actors.core.memory import GateChanges, MemoryItem, utcnow
 from actors.store.vectors.milvus import MilvusIndex
 from schemas.enums import Kind, Layer, Polarity, Source, State
+from schemas.errors import OwnershipLost
 from schemas.settings import Capacities, GatePolicy
 from tests.stack.trust_stack import converge
 

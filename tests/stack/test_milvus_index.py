@@ -13,11 +13,10 @@ import numpy as np
 import pytest
 from pymilvus import DataType, MilvusClient
 
-from actors.core.errors import InvalidInput, StoreUnavailable
 from actors.store.vectors import milvus
 from actors.store.vectors.index import VectorRow
-from actors.store.vectors.milvus import MilvusIndex, VectorSchemaMismatch
-from actors.store.vectors.milvus_server import (
+from actors.store.vectors.milvus import MilvusIndex
+from localstack.milvus import (
     LocalMilvus,
     MilvusLiteServer,
     free_port,
@@ -26,6 +25,7 @@ from actors.store.vectors.milvus_server import (
     stop_pidfile,
 )
 from schemas.enums import Layer, State
+from schemas.errors import InvalidInput, StoreUnavailable, VectorSchemaMismatch
 from schemas.ids import InvalidIdentifier, new_memory_id
 from tests.conftest import processes_under
 

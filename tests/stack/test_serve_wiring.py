@@ -13,9 +13,10 @@ import httpx
 import pytest
 import ray
 
-from actors.core.errors import NotFound
+from actors.app.commands import GetMemory, Recall, WriteMemory
 from actors.runtime.host import POOL_ACTOR_NAME
 from schemas.api import WriteMemoryRequest, WriteResult
+from schemas.errors import NotFound
 from schemas.settings import HermesSettings
 from tests.conftest import free_port
 from tests.stack.trust_stack import kill_app_actors
@@ -146,15 +147,16 @@ def test_errors_cross_ray_and_map_to_http(wiring):
 def test_handle_methods_share_the_code_path(wiring):
     http, handle, keys, _ = wiring
     before = total(http, keys["globex"], "py-agent")
-    result = handle.write_memory.remote(
-        keys["globex"], "py-agent", WriteMemoryRequest.model_validate(note(3))
-    ).result()
+    write = WriteMemory(request=WriteMemoryRequest.model_validate(note(3)))
+    result = handle.run.remote(keys["globex"], "py-agent", write, idempotency_key="py-3").result()
     assert isinstance(result, WriteResult) and len(result.outcomes) == 1
     assert total(http, keys["globex"], "py-agent") == before + 1  # same host, same state, either door
+    again = handle.run.remote(keys["globex"], "py-agent", write, idempotency_key="py-3").result()
+    assert again == result and total(http, keys["globex"], "py-agent") == before + 1  # applied once
     with pytest.raises(NotFound):
-        handle.get_memory.remote(keys["globex"], "py-agent", "m_" + "0" * 32).result()
+        handle.run.remote(keys["globex"], "py-agent", GetMemory(memory_id="m_" + "0" * 32)).result()
     with pytest.raises(Exception, match="invalid API key"):
-        handle.recall.remote("hm_globex_wrong", "py-agent", {"query": "q"}).result()
+        handle.run.remote("hm_globex_wrong", "py-agent", Recall(request={"query": "q"})).result()
 
 
 def test_admin_creates_tenants_whose_keys_work(wiring):

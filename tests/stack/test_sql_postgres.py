@@ -14,8 +14,8 @@ import pytest
 from sqlalchemy import create_engine, make_url, text
 
 import tests.unit.store.sql.test_sql_store as suite
-from actors.core.errors import ConcurrentUpdate, StoreUnavailable
 from actors.store.sql.store import MemoryStore
+from schemas.errors import ConcurrentUpdate, StoreUnavailable
 
 # the shared suite's tests that touch a database, collected again in this module with its fixtures
 globals().update(

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def cli(*args: str, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess[str]:
     script = Path(sys.executable).with_name("hermes-memory")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "serve.cli.main"]
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "cli.main"]
     return subprocess.run(
         [*command, *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout
     )

@@ -21,11 +21,11 @@ import httpx
 import numpy as np
 import ray
 
-from actors.core.errors import StoreUnavailable
 from actors.runtime.host import POOL_ACTOR_NAME, host_name
 from actors.runtime.rendezvous import host_of
 from actors.store.sql.store import MemoryStore
 from actors.store.vectors.milvus import MilvusIndex
+from schemas.errors import StoreUnavailable
 from schemas.settings import HermesSettings
 
 #: statuses a write may get while something is being killed; anything else fails the stream at once

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from datetime import datetime
 
-from actors.core.errors import CapacityError, FrozenItemError, InvalidTransition
 from actors.core.gate.compression import merge_group, plan_compression
 from actors.core.gate.ledger import Ledger
 from actors.core.gate.valuation import decay_score, eviction_value
 from actors.core.memory import GateChanges, MemoryItem
 from schemas.enums import Kind, Layer, State
+from schemas.errors import CapacityError, FrozenItemError, InvalidTransition
 
 #: what the bounded gate calls when one of its merges confirms a summary (the frozen gate's freeze rules)
 ConfirmedHook = Callable[[MemoryItem, str], None]

@@ -12,7 +12,7 @@ items, the change set, the audit events and alerts — the one place that record
 * ``FrozenGate`` (``frozen``): confirm, the freeze rules, frozen conflicts, the audited unfreeze; it asks the
   bounded gate for room in long-term, and the bounded gate hands the summaries it confirms to the frozen
   gate's freeze rules through a callback;
-* ``Maintenance`` (``maintenance``): the batch jobs' consolidation pass and archive restore.
+* ``BatchPasses`` (``passes``): the batch jobs' consolidation pass and archive restore.
 
 The write path itself lives here, in the order the rules fix: restatement (dedup → confirm instead of
 insert), then the frozen-conflict check, then the bounded capacity check, then insertion.
@@ -23,16 +23,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
-from actors.core.errors import InvalidInput
 from actors.core.gate.bounded import BoundedGate
 from actors.core.gate.frozen import FREEZE_RULES, FrozenGate
 from actors.core.gate.ledger import Ledger, Outcome, union
-from actors.core.gate.maintenance import CONSOLIDATION_ACTOR, ConsolidationCounts, Maintenance
+from actors.core.gate.passes import CONSOLIDATION_ACTOR, BatchPasses, ConsolidationCounts
 from actors.core.gate.valuation import decay_score
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.core.slots import refines, same_value, spec
-from actors.language.tokens import content_units
+from actors.language.tokens import same_words
 from schemas.enums import AlertKind, Kind, Layer, Polarity, Source, State
+from schemas.errors import InvalidInput
 from schemas.settings import GatePolicy
 
 __all__ = ["FREEZE_RULES", "GateEngine", "Outcome"]
@@ -50,7 +50,7 @@ class GateEngine:
         self.ledger = Ledger(tenant_id, user_id, policy, items, clock)
         self.bounded = BoundedGate(self.ledger, on_confirmed=self._freeze_if_due)
         self.frozen = FrozenGate(self.ledger, self.bounded)
-        self.maintenance = Maintenance(self.ledger, self.bounded, self.frozen)
+        self.passes = BatchPasses(self.ledger, self.bounded, self.frozen)
 
     def _freeze_if_due(self, item: MemoryItem, actor: str) -> None:
         self.frozen.freeze_if_due(item, actor)
@@ -99,6 +99,11 @@ class GateEngine:
     def drain(self) -> GateChanges:
         return self.ledger.drain()
 
+    def resolve_alert(self, alert: Alert, *, reason: str, actor: str) -> GateChanges:
+        """A person closed the open ``alert``: the change set holds it resolved, with its audit event."""
+        self.ledger.resolve_alert(alert, reason=reason, actor=actor)
+        return self.ledger.drain()
+
     # ------------------------------------------------------------------ the gates' own operations
 
     def confirm(
@@ -141,12 +146,12 @@ class GateEngine:
         return self.bounded.forget(memory_id)
 
     def consolidate(self, actor: str = CONSOLIDATION_ACTOR) -> tuple[ConsolidationCounts, GateChanges]:
-        return self.maintenance.consolidate(actor)
+        return self.passes.consolidate(actor)
 
     def restore_archived(
         self, items: Iterable[MemoryItem], *, actor: str, reason: str
     ) -> tuple[GateChanges, list[str], list[str]]:
-        return self.maintenance.restore_archived(items, actor=actor, reason=reason)
+        return self.passes.restore_archived(items, actor=actor, reason=reason)
 
     # ------------------------------------------------------------------ write path
 
@@ -402,13 +407,3 @@ def retracts(cand: Candidate, frozen: list[MemoryItem]) -> bool:
     than replacing its value ("actually I moved to Suzhou"): even worded as a correction it is not applied
     at once — a wrongly retracted allergy costs more than a late one — but kept pending for review."""
     return any(same_value(cand.slot, f.value, cand.value) and f.polarity is not cand.polarity for f in frozen)
-
-
-#: share of content words two unvalued statements must share to be one restated memory: an embedding alone
-#: calls "I really appreciate your help" and "I feel the same way!" near-duplicates (E5 cosine ~0.9)
-SAME_WORDS_SHARE = 0.5
-
-
-def same_words(first: str, second: str) -> bool:
-    a, b = set(content_units(first)), set(content_units(second))
-    return bool(a and b) and len(a & b) / len(a | b) >= SAME_WORDS_SHARE

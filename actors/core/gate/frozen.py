@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from actors.core.errors import CapacityError, InvalidInput, InvalidTransition
 from actors.core.gate.bounded import BoundedGate
 from actors.core.gate.ledger import Ledger, union
 from actors.core.gate.valuation import eviction_value
 from actors.core.memory import Candidate, GateChanges, MemoryItem, content_hash
 from actors.core.slots import is_temporary, spec
 from schemas.enums import AlertKind, Kind, Layer, Source, State
+from schemas.errors import CapacityError, InvalidInput, InvalidTransition
 from schemas.ids import new_memory_id
 
 #: reasons recorded on freeze events; the only ways into ``frozen``

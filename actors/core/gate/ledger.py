@@ -8,13 +8,13 @@ composes them (``engine``) hold the same ledger; none of them keeps state of its
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from actors.core.errors import InvalidTransition, NotFound
 from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcnow
 from schemas.enums import AlertKind, AlertStatus, Layer, State
+from schemas.errors import InvalidTransition, NotFound
 from schemas.settings import GatePolicy
 
 
@@ -141,6 +141,27 @@ class Ledger:
         alert = Alert(self.tenant_id, self.user_id, kind, memory_id, message, related, AlertStatus.OPEN)
         self._open_alerts.append(alert)
         self._changes.alerts.append(alert)
+
+    def resolve_alert(self, alert: Alert, *, reason: str, actor: str) -> None:
+        """The open ``alert`` closed by a person: no longer open here, stored resolved, audited on its
+        memory (so the item's trail shows who closed it and why)."""
+        resolved = replace(alert, status=AlertStatus.RESOLVED)
+        self._open_alerts = [a for a in self._open_alerts if a.alert_id != alert.alert_id]
+        self._changes.alerts.append(resolved)
+        before = {"alert_id": alert.alert_id, "kind": alert.kind.value, "status": alert.status.value}
+        self._changes.events.append(
+            AuditEvent(
+                tenant_id=self.tenant_id,
+                user_id=self.user_id,
+                memory_id=alert.memory_id,
+                action="resolve_alert",
+                actor=actor,
+                reason=reason,
+                before=before,
+                after={**before, "status": resolved.status.value},
+                at=self.clock(),
+            )
+        )
 
     def seed_alerts(self, alerts: Iterable[Alert]) -> None:
         """Open alerts already stored, so ``once`` alerts are not raised again after a reload."""

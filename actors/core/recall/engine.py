@@ -18,19 +18,19 @@ other are flagged, not resolved.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
 
 from actors.adapters.tracing import span
-from actors.core.gate.engine import same_words
 from actors.core.gate.valuation import days_between, negative_weight
 from actors.core.memory import MemoryItem
-from actors.core.recall.routes import DEFAULT_ROUTES, Found, Query, Route, Searched, fold_relevance
+from actors.core.recall.routes import DEFAULT_ROUTES, Found, Query, Route, Searched
 from actors.core.recall.view import ActiveView, ArchiveView
 from actors.language.keywords import asks_about_the_past, tokenize
+from actors.language.tokens import same_words
 from schemas.enums import State
 from schemas.settings import GatePolicy
 
@@ -73,24 +73,18 @@ class RecallEngine:
     def recall(self, text: str, vector: np.ndarray, k: int, include_archive: bool = True) -> list[Hit]:
         query = Query(text=text, terms=tokenize(text), vector=vector, depth=max(4 * k, 40), now=self.now)
         searched = self._searched(query, include_archive)
-        for route in self.routes:
+        for position, route in enumerate(self.routes):
             with span(f"recall.{route.name}"):
-                for item, score in route.find(query, searched, self):
+                for item, score in route.find(query, searched, list(self._pool.values())):
                     self._add(item, route.name, score)
+            for found in self._pool.values():
+                found.fold(self.routes[: position + 1])
         past = asks_about_the_past(text)
         ranked = sorted(
             (self._scored(found, past) for found in self._pool.values()),
             key=lambda hit: (-hit.total, hit.item.memory_id),
         )
         return _flag_contradictions(self._dedup(ranked, k))
-
-    # the Pool the routes read (the session route weighs the candidates found before it)
-
-    def candidates(self) -> Iterable[Found]:
-        return list(self._pool.values())
-
-    def relevance(self, found: Found) -> float:
-        return fold_relevance(self.routes, found.scores)
 
     # ------------------------------------------------------------------ search and pool
 
@@ -128,7 +122,7 @@ class RecallEngine:
     def _scored(self, found: Found, past: bool) -> Hit:
         weights = self.policy.fusion
         item = found.item
-        relevance = self.relevance(found)
+        relevance = found.relevance
         time_decay = self._time_decay(item, past)
         priors = weights.time_decay * time_decay + weights.importance * item.importance
         total = weights.semantic * relevance + min(relevance, 1.0) * priors

@@ -36,6 +36,7 @@ import numpy as np
 
 from actors.core.memory import MemoryItem
 from actors.core.recall.view import ActiveView, top
+from actors.core.slots import is_vital
 from actors.language.keywords import BM25, joint_scores, query_slots
 from actors.language.periods import Period, named_period
 from schemas.enums import Layer
@@ -45,9 +46,8 @@ from schemas.enums import Layer
 RANK_SCALE = 25.0
 #: share of the keyword route in the blend of the two ranked routes (the rest is the semantic route's)
 KEYWORD_SHARE = 0.5
-#: the slots a query about them must never miss, lifted to a floor; any other slot a query is about gets
-#: ``ORDINARY_SLOT_LIFT``
-VITAL_SLOTS = frozenset({"basic.allergy", "basic.diet_restriction", "basic.health"})
+#: the vital slots (``schemas.slots``: a query about them must never miss them) are lifted to a floor; any
+#: other slot a query is about gets ``ORDINARY_SLOT_LIFT``
 SLOT_RELEVANCE_FLOOR = 0.8
 ORDINARY_SLOT_LIFT = 0.1
 HOP_RELEVANCE = {1: 0.5, 2: 0.3}
@@ -91,17 +91,26 @@ class Searched:
 
 @dataclass
 class Found:
-    """A memory in the candidate pool: each route's score for it, and the routes that found it in order."""
+    """A memory in the candidate pool: each route's score for it, the routes that found it in order, and the
+    relevance folded from the lifts of the routes that have run (``fold``)."""
 
     item: MemoryItem
     scores: dict[str, float] = field(default_factory=dict)
     routes: list[str] = field(default_factory=list)
+    relevance: float = 0.0
+    #: how many routes, in order, ``relevance`` has counted
+    folded: int = 0
+
+    def fold(self, routes: Sequence[Route]) -> None:
+        """Count the lifts of ``routes`` not yet counted, in their order (0 for a route that did not find it):
+        once every route has run, ``relevance`` is the fold of all their lifts."""
+        for route in routes[self.folded :]:
+            self.relevance = route.lift(self.relevance, self.scores.get(route.name, 0.0))
+        self.folded = len(routes)
 
 
-class Pool(Protocol):
-    def candidates(self) -> Iterable[Found]: ...
-
-    def relevance(self, found: Found) -> float: ...
+#: what a route sees of the candidate pool: what the routes before it found, with the relevance they gave
+Pool = Sequence[Found]
 
 
 class Route(Protocol):
@@ -163,7 +172,7 @@ class SlotRoute:
     def find(self, query: Query, searched: Searched, pool: Pool) -> Iterable[tuple[MemoryItem, float]]:
         wanted = query_slots(query.text)
         return [
-            (item, 1.0 if item.slot in VITAL_SLOTS else ORDINARY_SLOT_LIFT)
+            (item, 1.0 if is_vital(item.slot) else ORDINARY_SLOT_LIFT)
             for item in searched.view.items
             if wanted and item.slot in wanted
         ]
@@ -224,10 +233,10 @@ class SessionRoute:
     def find(self, query: Query, searched: Searched, pool: Pool) -> Iterable[tuple[MemoryItem, float]]:
         relevances: dict[str, list[float]] = {}
         sessions: dict[str, list[MemoryItem]] = {}
-        for found in pool.candidates():
+        for found in pool:
             session = found.item.source_session_id
             if session is not None:
-                relevances.setdefault(session, []).append(pool.relevance(found))
+                relevances.setdefault(session, []).append(found.relevance)
                 sessions.setdefault(session, []).append(found.item)
         support = {s: sum(sorted(found, reverse=True)[:SESSION_SUPPORT]) for s, found in relevances.items()}
         best = sorted(support, key=lambda s: (-support[s], s))[:SESSION_COUNT]
@@ -248,10 +257,3 @@ DEFAULT_ROUTES: tuple[Route, ...] = (
     ImportanceRoute(),
     SessionRoute(),
 )
-
-
-def fold_relevance(routes: Sequence[Route], scores: dict[str, float]) -> float:
-    relevance = 0.0
-    for route in routes:
-        relevance = route.lift(relevance, scores.get(route.name, 0.0))
-    return relevance

@@ -15,7 +15,6 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, Table, bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
-from actors.core.errors import ConcurrentUpdate, InvalidInput, NotFound
 from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcnow
 from actors.store.sql.mapping import (
     UPDATABLE_ITEM_FIELDS,
@@ -26,6 +25,7 @@ from actors.store.sql.mapping import (
 )
 from actors.store.sql.tables import AlertRow, AppliedRequestRow, MemoryItemRow, TenantRow, TombstoneRow
 from schemas.enums import AlertStatus
+from schemas.errors import ConcurrentUpdate, InvalidInput, NotFound
 from schemas.ids import check_tenant_id, check_user_id
 
 _ITEMS = cast(Table, MemoryItemRow.__table__)

@@ -7,7 +7,7 @@ so SQLAlchemy takes over BEGIN (the recipe in SQLAlchemy's SQLite dialect docs):
 up front — a deferred transaction that read first and then tries to write fails at once with SQLITE_BUSY
 when another writer got in between, and the busy timeout cannot help it.
 
-Driver errors leave this layer only as the store's own exceptions (``actors.core.errors``):
+Driver errors leave this layer only as the store's own exceptions (``schemas.errors``):
 connectivity and lock timeouts → ``StoreUnavailable``; serialization failures, deadlocks and stale
 optimistic-lock updates → ``ConcurrentUpdate``; values the schema cannot hold → ``InvalidInput``.
 """
@@ -26,7 +26,7 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.orm.exc import StaleDataError
 from sqlalchemy.pool import StaticPool
 
-from actors.core.errors import ConcurrentUpdate, InvalidInput, StoreUnavailable
+from schemas.errors import ConcurrentUpdate, InvalidInput, StoreUnavailable
 
 #: execution option marking a transaction that will write (SQLite: BEGIN IMMEDIATE)
 WRITE_OPTION = "hermes_write"
@@ -107,7 +107,7 @@ def _sqlstate(error: sa_exc.DBAPIError) -> str | None:
 
 @contextmanager
 def translated_errors(operation: str) -> Iterator[None]:
-    """Run a store operation; driver exceptions come out as ``actors.core.errors`` exceptions."""
+    """Run a store operation; driver exceptions come out as ``schemas.errors`` exceptions."""
     try:
         yield
     except StaleDataError as error:

@@ -11,7 +11,6 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.orm import Session
 
-from actors.core.errors import NotFound
 from actors.store.sql.tables import (
     AlertRow,
     AppliedRequestRow,
@@ -21,6 +20,7 @@ from actors.store.sql.tables import (
     SessionSnapshotRow,
     TombstoneRow,
 )
+from schemas.errors import NotFound
 
 REDACTED = {"redacted": True}
 _NO_SYNC = {"synchronize_session": False}  # bulk statements on rows this session never loaded

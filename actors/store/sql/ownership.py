@@ -13,9 +13,9 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from actors.core.errors import OwnershipLost
 from actors.core.memory import utcnow
 from actors.store.sql.tables import IndexOutboxRow, UserOwnerRow
+from schemas.errors import OwnershipLost
 
 OutboxOp = Literal["upsert", "delete", "delete_user"]
 

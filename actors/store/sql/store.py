@@ -1,7 +1,7 @@
 """The SQL store: the source of truth of Hermes Memory (SQLite by default, PostgreSQL by URL).
 
 ``MemoryStore`` takes and returns the domain records of ``actors.core.memory``. Every query about a user's
-memory is scoped by tenant *and* user, with bound parameters only. Errors are those of ``actors.core.errors``:
+memory is scoped by tenant *and* user, with bound parameters only. Errors are those of ``schemas.errors``:
 ``NotFound``, ``ConcurrentUpdate`` (optimistic lock, retry), ``StoreUnavailable`` (retry later) and
 ``InvalidInput``. Helpers: ``engine`` (engine, BEGIN mode, error translation), ``mapping`` (rows ↔
 records), ``commit`` (one change set, all or nothing), ``forget`` (erasure and tombstones),
@@ -19,7 +19,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from actors.adapters.crypto import seal, snapshot_context, unseal
-from actors.core.errors import ConcurrentUpdate, InvalidInput, NotFound
 from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcnow
 from actors.store.sql import ownership
 from actors.store.sql.commit import apply_changes, scope_of
@@ -38,6 +37,7 @@ from actors.store.sql.tables import (
 )
 from actors.store.sql.tenants import TenantLimits, hash_api_key, key_matches, new_api_key, tenant_named_by
 from schemas.enums import ACTIVE_STATES, HISTORY_STATES, AlertStatus, Layer, State
+from schemas.errors import ConcurrentUpdate, InvalidInput, NotFound
 from schemas.ids import check_tenant_id
 from schemas.settings import GatePolicy, HermesSettings
 
@@ -358,18 +358,6 @@ class MemoryStore:
         query = query.order_by(AlertRow.created_at.desc(), AlertRow.alert_id)
         with self._reading("alerts") as session:
             return [alert_from_row(row) for row in session.scalars(query)]
-
-    def resolve_alert(self, tenant_id: str, alert_id: str) -> None:
-        """Idempotent: resolving a resolved alert keeps its first resolution time."""
-        with self._writing("resolve_alert") as session:
-            row = session.scalar(
-                select(AlertRow).where(AlertRow.tenant_id == tenant_id, AlertRow.alert_id == alert_id)
-            )
-            if row is None:
-                raise NotFound(f"alert {alert_id} not found")
-            if row.status is not AlertStatus.RESOLVED:
-                row.status = AlertStatus.RESOLVED
-                row.resolved_at = utcnow()
 
     def session_snapshot(self, tenant_id: str, user_id: str, session_id: str) -> str | None:
         with self._reading("session_snapshot") as session:

@@ -1,21 +1,19 @@
-"""Tenant-wide views for operators (the web console): which users a tenant has and how full each user's
-memory is, and resolving an alert with an audit entry.
+"""Tenant-wide queries for operators (the web console, through ``actors.app.tenant_view``): which users a
+tenant has and how full each user's memory is.
 
-``TenantViewStore`` is the SQL store plus these queries; like every store query they are scoped by the
-caller's tenant and use bound parameters only (a search string is matched with ``LIKE`` under escaping,
+``TenantViewStore`` is the SQL store plus these read-only queries; like every store query they are scoped by
+the caller's tenant and use bound parameters only (a search string is matched with ``LIKE`` under escaping,
 so ``%`` and ``_`` in it match themselves).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from actors.core.errors import NotFound
-from actors.core.memory import Alert, AuditEvent, GateChanges
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tables import AlertRow, MemoryItemRow
 from schemas.enums import ACTIVE_STATES, AlertStatus, Layer, State
@@ -92,28 +90,3 @@ class TenantViewStore(MemoryStore):
         for user_id, n in session.execute(alerts):
             counts[user_id].open_alerts = n
         return counts
-
-    def resolve_with_audit(
-        self, tenant_id: str, user_id: str, alert_id: str, *, reason: str, actor: str
-    ) -> Alert:
-        """Mark the user's alert resolved and record who did it and why in the audit trail (on the alert's
-        memory, so the item's trail shows it), in one transaction. Resolving twice records nothing new."""
-        found = [a for a in self.alerts(tenant_id, user_id, status=None) if a.alert_id == alert_id]
-        if not found:
-            raise NotFound(f"alert {alert_id} not found")
-        alert = found[0]
-        if alert.status is AlertStatus.RESOLVED:
-            return alert
-        resolved = replace(alert, status=AlertStatus.RESOLVED)
-        event = AuditEvent(
-            tenant_id,
-            user_id,
-            alert.memory_id,
-            "resolve_alert",
-            actor,
-            reason,
-            before={"alert_id": alert_id, "kind": alert.kind.value, "status": alert.status.value},
-            after={"alert_id": alert_id, "kind": alert.kind.value, "status": resolved.status.value},
-        )
-        self.commit(GateChanges(events=[event], alerts=[resolved]))
-        return resolved

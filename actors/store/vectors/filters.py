@@ -14,9 +14,9 @@ from typing import TypeVar, cast
 
 import numpy as np
 
-from actors.core.errors import InvalidInput
 from actors.store.vectors.index import VectorRow
 from schemas.enums import Layer, State
+from schemas.errors import InvalidInput
 from schemas.ids import InvalidIdentifier, check_memory_id, check_tenant_id, check_user_id
 
 #: Matches every row: Milvus ignores ``partition_names`` on an unfiltered ``count(*)``, so counts and scans

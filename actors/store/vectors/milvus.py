@@ -2,7 +2,7 @@
 gRPC.
 
 Locally that is a ``milvus-lite server`` or a Milvus 2.3 standalone server
-(``actors.store.vectors.milvus_server``), never milvus-lite's embedded file mode: only one OS process may open
+(``localstack.milvus``), never milvus-lite's embedded file mode: only one OS process may open
 a milvus-lite data dir, and every Ray worker needs the index. The same ``http://host:port`` URI reaches a
 Milvus standalone or cluster; the tests hold both local servers to the same behaviour.
 
@@ -35,12 +35,9 @@ Differences of the standalone server (2.3) that this module absorbs: search hits
 until it is released; and searches and queries on a missing partition fail with code 65535 and a message,
 not code 200.
 
-Errors::
-
-    HermesError
-    ├── StoreUnavailable (actors.core.errors)   server unreachable or timing out
-    └── VectorIndexError                        Milvus refused a request
-        └── VectorSchemaMismatch                the collection exists with another schema (e.g. another dim)
+Errors (``schemas.errors``): ``StoreUnavailable`` when the server is unreachable or timing out,
+``VectorIndexError`` when Milvus refused a request, ``VectorSchemaMismatch`` when the collection exists with
+another schema (e.g. another dimension).
 """
 
 import functools
@@ -55,7 +52,6 @@ import grpc
 import numpy as np
 from pymilvus import DataType, MilvusClient, MilvusException
 
-from actors.core.errors import HermesError, InvalidInput, StoreUnavailable
 from actors.store.vectors.filters import (
     ALL_ROWS,
     checked_row,
@@ -66,6 +62,7 @@ from actors.store.vectors.filters import (
 )
 from actors.store.vectors.index import VectorHit, VectorRow
 from schemas.enums import Layer, State
+from schemas.errors import InvalidInput, StoreUnavailable, VectorIndexError, VectorSchemaMismatch
 from schemas.ids import check_memory_id
 
 log = logging.getLogger(__name__)
@@ -97,14 +94,6 @@ _PARTITION_NOT_FOUND = 200
 _UNEXPECTED_ERROR = 65535
 _MISSING_PARTITION_MESSAGE = re.compile(r"partition name \S+ not found")
 _UNREACHABLE_GRPC = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED}
-
-
-class VectorIndexError(HermesError):
-    pass
-
-
-class VectorSchemaMismatch(VectorIndexError):
-    pass
 
 
 def _unavailable(uri: str, exc: Exception) -> StoreUnavailable:

@@ -5,12 +5,12 @@ import pytest
 
 from actors.adapters.embedding import HashEmbedder
 from actors.app.service import UserMemoryService
-from actors.core.errors import NotFound
 from actors.runtime.outbox import drain
 from actors.store.sql.store import MemoryStore
 from actors.store.vectors.memory_index import InMemoryIndex
 from schemas import api
 from schemas.enums import AlertKind, Layer, State
+from schemas.errors import NotFound
 from schemas.settings import GatePolicy
 
 

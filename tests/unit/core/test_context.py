@@ -11,11 +11,11 @@ from actors.adapters.embedding import HashEmbedder
 from actors.app.service import UserMemoryService
 from actors.core.context import BUDGET_SPLIT, ENTRY_DELIMITER, HEADERS, fit, render_session_context
 from actors.core.memory import MemoryItem
-from actors.core.slots import SLOTS
 from actors.store.sql.store import MemoryStore
 from schemas import api
 from schemas.enums import Kind, Layer, Polarity, State
 from schemas.settings import GatePolicy
+from schemas.slots import SLOTS
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 POLICY = GatePolicy()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from actors.language.extraction import RuleExtractor, Turn, make_extractor
+from actors.core.extraction import RuleExtractor, Turn, make_extractor
 from actors.language.pack import choose
 from actors.language.packs import PACKS, packs
 from actors.language.segments import segment

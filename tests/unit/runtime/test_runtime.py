@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from actors.adapters.embedding import HashEmbedder
-from actors.core.errors import OwnershipLost
 from actors.core.memory import GateChanges, MemoryItem
 from actors.runtime.batching import BatchingEmbedder
 from actors.runtime.outbox import drain
 from actors.runtime.rendezvous import host_of
 from actors.store.vectors.memory_index import InMemoryIndex
 from schemas.enums import Kind
+from schemas.errors import OwnershipLost
 
 USERS = [f"user{n}" for n in range(3000)]
 

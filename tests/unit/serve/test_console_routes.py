@@ -1,4 +1,4 @@
-"""The console's static files (``serve/routes/console.py``): only the files of ``serve/console`` are served,
+"""The console's static files (``serve/routes/console.py``): only the files of ``console`` are served,
 by name, with a Content-Security-Policy that admits scripts from this origin only; none is in the API spec."""
 
 import re

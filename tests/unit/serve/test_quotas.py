@@ -4,12 +4,13 @@ import asyncio
 
 import pytest
 
-from actors.app.operations import Operation, UserOperations
+from actors.app.commands import Effect, Recall, WriteMemory, WriteTurns
 from actors.core.memory import GateChanges, MemoryItem
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tenants import TenantLimits
 from schemas.enums import Kind
-from serve.quotas import QuotaExceeded, Quotas, RateLimited
+from schemas.errors import QuotaExceeded, RateLimited
+from serve.quotas import Quotas
 
 
 class Clock:
@@ -35,10 +36,8 @@ def remember(store: MemoryStore, tenant: str, user: str) -> None:
     store.commit(changes)
 
 
-def admit(
-    quotas: Quotas, tenant: str, user: str = "u1", operation: Operation = UserOperations.recall
-) -> None:
-    asyncio.run(quotas.admit(tenant, user, operation))
+def admit(quotas: Quotas, tenant: str, user: str = "u1", effect: Effect = Recall.effect) -> None:
+    asyncio.run(quotas.admit(tenant, user, effect))
 
 
 def test_rate_limit_refuses_past_the_allowance_and_refills(store):
@@ -64,10 +63,10 @@ def test_user_quota_refuses_only_writes_for_new_users(store):
     remember(store, "acme", "alice")
     remember(store, "acme", "bob")
     quotas = Quotas(store, clock=Clock())
-    admit(quotas, "acme", "alice", UserOperations.write_turns)  # existing users keep writing
-    admit(quotas, "acme", "carol", UserOperations.recall)  # reads never hit the user quota
+    admit(quotas, "acme", "alice", WriteTurns.effect)  # existing users keep writing
+    admit(quotas, "acme", "carol", Recall.effect)  # reads never hit the user quota
     with pytest.raises(QuotaExceeded):
-        admit(quotas, "acme", "carol", UserOperations.write_memory)
+        admit(quotas, "acme", "carol", WriteMemory.effect)
 
 
 def test_changed_limits_apply_after_the_refresh(store):

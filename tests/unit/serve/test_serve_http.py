@@ -11,8 +11,23 @@ import pytest
 from fastapi.testclient import TestClient
 from ray.exceptions import ActorDiedError
 
-from actors.app.operations import Operation
-from actors.core.errors import FrozenItemError, NotFound, StoreUnavailable
+from actors.app.commands import (
+    Alerts,
+    Confirm,
+    Effect,
+    EraseUser,
+    Forget,
+    GetMemory,
+    ListMemories,
+    PreviewTurns,
+    Profile,
+    Recall,
+    StartSession,
+    Unfreeze,
+    UserCommand,
+    WriteMemory,
+    WriteTurns,
+)
 from actors.store.sql.tenants import TenantLimits
 from schemas.api import (
     AlertList,
@@ -21,12 +36,14 @@ from schemas.api import (
     RecallResponse,
     SessionContext,
     SlotConclusion,
+    TurnsPreview,
     UserProfile,
     WriteMemoryRequest,
     WriteResult,
     WriteTurnsRequest,
 )
-from schemas.enums import AlertStatus, Layer
+from schemas.enums import Layer
+from schemas.errors import FrozenItemError, NotFound, StoreUnavailable
 from schemas.settings import HermesSettings
 from serve.app import MAX_BODY_BYTES, create_fastapi_app
 from serve.gateway import Gateway
@@ -55,57 +72,27 @@ class FakeStore:
         return key
 
 
-class _RecordedMethod:
-    """``host.<name>.remote(tenant, user, *args, trace_context)``, recorded in the shape the tests read."""
+class _RecordingRouter:
+    """Stands for the host router: records the command the gateway sends and answers from ``replies``."""
 
-    def __init__(self, gateway: "RecordingGateway", name: str):
-        self.gateway, self.name = gateway, name
+    def __init__(self, gateway: "RecordingGateway"):
+        self.gateway = gateway
 
-    async def remote(self, tenant_id: str, user_id: str, *args: Any) -> Any:
-        args, kwargs = args[:-1], {}  # the trailing trace context is the router's business
-        if self.name in ("write_turns", "write_memory"):
-            args, kwargs = args[:1], {"request_id": args[1]}
-        elif self.name == "list_memories":
-            args, kwargs = (), dict(zip(("layer", "state", "limit", "offset"), args, strict=True))
-        self.gateway.calls.append((tenant_id, user_id, self.name, args, kwargs))
-        reply = self.gateway.replies.get(self.name)
+    async def run(self, tenant_id: str, user_id: str, command: UserCommand, trace_context: Any) -> Any:
+        self.gateway.calls.append((tenant_id, user_id, command))
+        reply = self.gateway.replies.get(type(command))
         if isinstance(reply, BaseException):
             raise reply
         return reply
 
 
-class _RecordingHost:
-    def __init__(self, gateway: "RecordingGateway"):
-        self.gateway = gateway
-
-    def __getattr__(self, name: str) -> _RecordedMethod:
-        # the host's method of the operation the gateway declared, and no other
-        declared = self.gateway.declared
-        if declared is None or name != declared.__name__:
-            raise AttributeError(f"the gateway called the host's {name} for the operation {declared}")
-        return _RecordedMethod(self.gateway, name)
-
-
-class _RecordingRouter:
-    def __init__(self, gateway: "RecordingGateway"):
-        self.gateway = gateway
-
-    async def call(self, tenant_id: str, user_id: str, send: Any) -> Any:
-        return await send(_RecordingHost(self.gateway))
-
-
 class RecordingGateway(Gateway):
-    """The real gateway; the call to the user's host is recorded and answered from ``replies``."""
+    """The real gateway; the trip to the user's host is recorded and answered from ``replies``."""
 
     def __init__(self, admin_key: str = ""):
         super().__init__(HermesSettings(admin_key=admin_key), FakeStore(), hosts=_RecordingRouter(self))
-        self.calls: list[tuple[str, str, str, tuple, dict]] = []
-        self.replies: dict[str, Any] = {}
-        self.declared: Operation | None = None
-
-    async def _call(self, operation: Operation, tenant_id: str, user_id: str, send: Any) -> Any:
-        self.declared = operation
-        return await super()._call(operation, tenant_id, user_id, send)
+        self.calls: list[tuple[str, str, UserCommand]] = []
+        self.replies: dict[type[UserCommand], Any] = {}
 
 
 @pytest.fixture
@@ -137,26 +124,36 @@ def assert_error(response, status: int, error: str) -> dict:
 
 
 def test_write_turns_reaches_the_callers_tenant_with_a_request_id(client, gateway):
-    gateway.replies["write_turns"] = empty_write()
+    gateway.replies[WriteTurns] = empty_write()
     response = client.post("/v1/users/u1/turns", json=turns(), headers={"X-API-Key": KEY})
     assert response.status_code == 200 and response.json()["user_id"] == "u1"
-    tenant, user, method, args, kwargs = gateway.calls[-1]
-    assert (tenant, user, method) == ("acme", "u1", "write_turns")
-    assert isinstance(args[0], WriteTurnsRequest) and len(kwargs["request_id"]) == 32
+    tenant, user, command = gateway.calls[-1]
+    assert (tenant, user, type(command)) == ("acme", "u1", WriteTurns)
+    assert isinstance(command.request, WriteTurnsRequest) and len(command.request_id or "") == 32
 
     client.post("/v1/users/u1/turns", json=turns(), headers={"X-API-Key": OTHER_KEY})
     assert gateway.calls[-1][0] == "other"
-    assert gateway.calls[-1][4]["request_id"] != kwargs["request_id"]  # fresh when no idempotency key
+    assert gateway.calls[-1][2].request_id != command.request_id  # fresh when no idempotency key
+
+
+def test_a_preview_is_a_read_without_a_request_id(client, gateway):
+    preview = {"user_id": "u1", "outcomes": [], "alerts": [], "ignored_turns": 1}
+    gateway.replies[PreviewTurns] = TurnsPreview.model_validate(preview)
+    response = client.post("/v1/users/u1/turns:preview", json=turns(), headers={"X-API-Key": KEY})
+    assert response.status_code == 200 and response.json() == preview
+    command = gateway.calls[-1][2]
+    assert type(command) is PreviewTurns and command.request.turns[0].text == "I live in Hangzhou"
+    assert PreviewTurns.effect is Effect.READS and not hasattr(command, "request_id")
 
 
 def test_idempotency_key_becomes_the_request_id(client, gateway):
-    gateway.replies["write_memory"] = empty_write()
+    gateway.replies[WriteMemory] = empty_write()
     body = {"content": "allergic to peanuts", "kind": "fact", "session_id": "s1", "dialog_ids": ["d1"]}
     headers = {"X-API-Key": KEY, "Idempotency-Key": "req-42"}
     assert client.post("/v1/users/u1/memories", json=body, headers=headers).status_code == 200
-    _, _, method, args, kwargs = gateway.calls[-1]
-    assert method == "write_memory" and isinstance(args[0], WriteMemoryRequest)
-    assert kwargs == {"request_id": "req-42"}
+    command = gateway.calls[-1][2]
+    assert type(command) is WriteMemory and isinstance(command.request, WriteMemoryRequest)
+    assert command.request_id == "req-42"
     bad = client.post(
         "/v1/users/u1/memories", json=body, headers={"X-API-Key": KEY, "Idempotency-Key": "a b"}
     )
@@ -222,7 +219,7 @@ def test_oversized_body_is_413_before_parsing(client, gateway):
     ],
 )
 def test_errors_map_to_http_in_one_place(client, gateway, raised, status, error):
-    gateway.replies["get_memory"] = raised
+    gateway.replies[GetMemory] = raised
     response = client.get(f"/v1/users/u1/memories/{MEMORY_ID}", headers={"X-API-Key": KEY})
     body = assert_error(response, status, error)
     if isinstance(raised, StoreUnavailable):
@@ -232,10 +229,10 @@ def test_errors_map_to_http_in_one_place(client, gateway, raised, status, error)
 
 
 def test_list_filters_and_bounds(client, gateway):
-    gateway.replies["list_memories"] = MemoryList(items=[], total=0)
+    gateway.replies[ListMemories] = MemoryList(items=[], total=0)
     ok = client.get("/v1/users/u1/memories?layer=core&limit=5&offset=10", headers={"X-API-Key": KEY})
     assert ok.status_code == 200
-    assert gateway.calls[-1][4] == {"layer": Layer.CORE, "state": None, "limit": 5, "offset": 10}
+    assert gateway.calls[-1][2] == ListMemories(layer=Layer.CORE, state=None, limit=5, offset=10)
     for query in ("limit=0", "limit=501", "offset=-1", "layer=attic"):
         assert_error(
             client.get(f"/v1/users/u1/memories?{query}", headers={"X-API-Key": KEY}), 422, "invalid_request"
@@ -245,7 +242,7 @@ def test_list_filters_and_bounds(client, gateway):
 def test_control_routes_pass_ids_and_bodies(client, gateway):
     headers = {"X-API-Key": KEY}
     client.post(f"/v1/users/u1/memories/{MEMORY_ID}/confirm", headers=headers)
-    assert gateway.calls[-1][2:4][0] == "confirm" and gateway.calls[-1][3][0] == MEMORY_ID
+    assert gateway.calls[-1][2] == Confirm(memory_id=MEMORY_ID)
     assert_error(
         client.post(f"/v1/users/u1/memories/{MEMORY_ID}/freeze", json={}, headers=headers),
         422,
@@ -253,28 +250,30 @@ def test_control_routes_pass_ids_and_bodies(client, gateway):
     )
     unfreeze = {"reason": "moved", "dialog_id": "d7", "new_value": "suzhou"}
     client.post(f"/v1/users/u1/memories/{MEMORY_ID}/unfreeze", json=unfreeze, headers=headers)
-    assert gateway.calls[-1][3][1].new_value == "suzhou"
+    command = gateway.calls[-1][2]
+    assert isinstance(command, Unfreeze) and command.request.new_value == "suzhou"
     client.delete(f"/v1/users/u1/memories/{MEMORY_ID}?reason=wrong", headers=headers)
-    assert gateway.calls[-1][2] == "forget" and gateway.calls[-1][3][1].reason == "wrong"
+    command = gateway.calls[-1][2]
+    assert isinstance(command, Forget) and command.request.reason == "wrong"
     client.delete("/v1/users/u1", headers=headers)
-    assert gateway.calls[-1][2] == "erase_user" and gateway.calls[-1][3][0].reason == "user request"
+    assert gateway.calls[-1][2] == EraseUser()
 
 
 def test_recall_session_alerts(client, gateway):
     headers = {"X-API-Key": KEY}
-    gateway.replies["recall"] = RecallResponse(query="tea", hits=[])
+    gateway.replies[Recall] = RecallResponse(query="tea", hits=[])
     assert client.post("/v1/users/u1/recall", json={"query": "tea"}, headers=headers).json() == {
         "query": "tea",
         "hits": [],
     }
     now = datetime(2024, 1, 1, tzinfo=UTC)
-    gateway.replies["start_session"] = SessionContext(
+    gateway.replies[StartSession] = SessionContext(
         session_id="s2", created_at=now, text="T", memory_block="M", user_block="U", sections={}
     )
     assert (
         client.post("/v1/users/u1/sessions", json={"session_id": "s2"}, headers=headers).json()["text"] == "T"
     )
-    gateway.replies["profile"] = UserProfile(
+    gateway.replies[Profile] = UserProfile(
         user_id="u1",
         slots=[
             ProfileSlot(
@@ -297,11 +296,11 @@ def test_recall_session_alerts(client, gateway):
     profile = client.get("/v1/users/u1/profile", headers=headers).json()
     assert profile["slots"][0]["conclusions"][0]["memory_ids"] == [MEMORY_ID]
     assert profile["slots"][0]["history"] == []
-    gateway.replies["alerts"] = AlertList(alerts=[])
+    gateway.replies[Alerts] = AlertList(alerts=[])
     client.get("/v1/users/u1/alerts", headers=headers)
-    assert gateway.calls[-1][3] == (AlertStatus.OPEN,)
+    assert gateway.calls[-1][2] == Alerts(status="open")
     client.get("/v1/users/u1/alerts?status=all", headers=headers)
-    assert gateway.calls[-1][3] == (None,)
+    assert gateway.calls[-1][2] == Alerts(status="all")
 
 
 def test_admin_tenant_creation_needs_the_admin_key(client):

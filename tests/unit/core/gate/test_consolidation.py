@@ -1,7 +1,7 @@
 """The consolidation pass and the capacity-respecting archive restore of the gate engine (plain Python):
 what each step does, that every change is audited under the job's name, and that a second pass is a no-op."""
 
-from actors.core.gate.maintenance import CONSOLIDATION_ACTOR
+from actors.core.gate.passes import CONSOLIDATION_ACTOR
 from schemas.enums import AlertKind, Kind, Layer, Polarity, State
 from schemas.settings import Capacities, GatePolicy
 from tests.unit.core.gate.helpers import Clock, cand, engine

@@ -2,8 +2,8 @@
 
 import pytest
 
-from actors.core.errors import CapacityError, FrozenItemError, InvalidInput, InvalidTransition
 from schemas.enums import AlertKind, Kind, Layer, Polarity, State
+from schemas.errors import CapacityError, FrozenItemError, InvalidInput, InvalidTransition
 from tests.unit.core.gate.helpers import Clock, cand, engine
 
 

@@ -8,9 +8,9 @@ to the store; nothing is lost (every item ever written is still held, or was for
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from actors.core.errors import GateRejected, InvalidInput
 from actors.core.gate.engine import FREEZE_RULES
 from schemas.enums import Kind, Layer, Polarity, State
+from schemas.errors import GateRejected, InvalidInput
 from tests.unit.core.gate.helpers import Clock, cand, engine
 
 SLOTS = [

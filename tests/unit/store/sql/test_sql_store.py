@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import create_engine, func, select, text
 
-from actors.core.errors import ConcurrentUpdate, InvalidInput, NotFound, StoreUnavailable
 from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tables import AuditEventRow, Base, MemoryItemRow, TenantRow, TombstoneRow
 from schemas.enums import AlertKind, AlertStatus, Kind, Layer, Polarity, Source, State
+from schemas.errors import ConcurrentUpdate, InvalidInput, NotFound, StoreUnavailable
 from schemas.ids import InvalidIdentifier, new_memory_id
 from schemas.settings import Capacities, GatePolicy, HermesSettings
 
@@ -332,8 +332,6 @@ def test_no_read_or_write_crosses_tenant_or_user(store):
             store.forget_item(tenant_id, user_id, active.memory_id, reason="r", actor="user")
         assert store.erase_user(tenant_id, user_id, reason="r") == 0
     assert store.alerts(B) == [] and store.users(B) == []
-    with pytest.raises(NotFound):
-        store.resolve_alert(B, store.alerts(A)[0].alert_id)
     assert store.count_items(A, ALICE) == 2 and len(store.alerts(A, ALICE)) == 1
 
 
@@ -471,21 +469,19 @@ def test_applied_requests_are_recorded_once(store):
     assert store.applied_result(A, ALICE, "req-9") is None
 
 
-def test_alerts_list_resolve_and_update_through_commit(store):
+def test_alerts_list_and_resolve_through_commit(store):
     (target,) = stored(store, item())
     older, newer = alert(target), alert(target)
     older.created_at -= timedelta(minutes=1)
     store.commit(changes(alerts=[older, newer]))
     assert [a.alert_id for a in store.alerts(A, ALICE)] == [newer.alert_id, older.alert_id]
-    store.resolve_alert(A, older.alert_id)
-    store.resolve_alert(A, older.alert_id)  # idempotent
+    older.status = AlertStatus.RESOLVED
+    store.commit(changes(alerts=[older]))
     assert [a.alert_id for a in store.alerts(A)] == [newer.alert_id]
     assert [a.alert_id for a in store.alerts(A, ALICE, AlertStatus.RESOLVED)] == [older.alert_id]
     newer.status = AlertStatus.RESOLVED
     store.commit(changes(alerts=[newer]))
     assert store.alerts(A, ALICE) == [] and len(store.alerts(A, ALICE, status=None)) == 2
-    with pytest.raises(NotFound):
-        store.resolve_alert(A, "a_missing")
 
 
 def test_session_snapshot_first_writer_wins_even_under_races(store):

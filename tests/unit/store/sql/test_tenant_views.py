@@ -1,13 +1,12 @@
 """``TenantViewStore`` on SQLite: per-user tier counts (what counts against capacity and what does not),
-the user search (``_`` matches itself, case-insensitive, paged), and the audited alert resolve, each inside
-one tenant."""
+the user search (``_`` matches itself, case-insensitive, paged), each inside one tenant. Resolving an alert is
+a user command (tests/unit/app/test_commands.py)."""
 
 import pytest
 
-from actors.core.errors import NotFound
 from actors.core.memory import Alert, GateChanges, MemoryItem
 from actors.store.sql.tenant_views import TenantViewStore
-from schemas.enums import AlertKind, AlertStatus, Kind, Layer, State
+from schemas.enums import AlertKind, Kind, Layer, State
 
 A, B = "acme", "beta"
 
@@ -63,23 +62,3 @@ def test_search_is_literal_case_insensitive_paged_and_scoped(views):
     assert ids(A, query="ALI") == (["Alice"], False)
     assert ids(A, limit=2) == (["Alice", "a_b"], True)
     assert ids(B) == (["alina"], False)
-
-
-def test_resolve_records_who_and_why_once_and_only_for_the_owner(views):
-    target = put(views, A, "alice")[0]
-    alert = Alert(A, "alice", AlertKind.FROZEN_CONFLICT, target.memory_id, "conflict")
-    put(views, A, "alice", alerts=[alert])
-    with pytest.raises(NotFound):
-        views.resolve_with_audit(B, "alice", alert.alert_id, reason="x", actor="operator")
-    with pytest.raises(NotFound):
-        views.resolve_with_audit(A, "bob", alert.alert_id, reason="x", actor="operator")
-    assert views.alerts(A, "alice")[0].status is AlertStatus.OPEN
-
-    done = views.resolve_with_audit(A, "alice", alert.alert_id, reason="reviewed", actor="operator")
-    assert done.status is AlertStatus.RESOLVED
-    again = views.resolve_with_audit(A, "alice", alert.alert_id, reason="twice", actor="operator")
-    assert again.status is AlertStatus.RESOLVED
-    assert views.alerts(A, "alice") == []
-    trail = [e for e in views.audit_trail(A, "alice", target.memory_id) if e.action == "resolve_alert"]
-    assert [(e.actor, e.reason, e.after["status"]) for e in trail] == [("operator", "reviewed", "resolved")]
-    assert views.counts_of(A, "alice").open_alerts == 0

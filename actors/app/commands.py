@@ -1,0 +1,248 @@
+"""The user commands: every operation on one user's memory, declared once, as a small typed value.
+
+A command carries its request parameters (validated when it is built), its effect (``Effect``: what the
+quotas check, and which commands carry the write's request id) and ``run(service)``, which performs it on
+the user's service (``actors.app.service.UserMemoryService``) and answers the command's response type::
+
+    class Recall(UserCommand[api.RecallResponse]):
+        request: api.RecallRequest
+
+Every layer above passes commands along without restating them: a route or the Serve handle builds one,
+``serve.gateway.Gateway.run`` admits it (quotas, the idempotency key), ``actors.runtime.pool.HostRouter.run``
+sends it to the user's host, and ``actors.runtime.host.UserHost.run`` runs it in the user's mailbox. Each
+of those is generic in the response type (``run(..., command: UserCommand[R]) -> R``), so the type checker
+holds every layer to the command's answer. Commands are frozen pydantic models: Ray pickles them to the
+host, and a caller may give their requests as dicts.
+
+A command is named, in spans and logs, by its class in snake case (``WriteTurns`` → ``write_turns``).
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import TYPE_CHECKING, ClassVar, Generic, Literal, Self, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemas import api
+from schemas.api_tenant import ResolveAlertRequest
+from schemas.enums import AlertStatus, Layer, State
+from schemas.ids import AlertId, MemoryId
+
+if TYPE_CHECKING:
+    from actors.app.service import UserMemoryService
+
+R = TypeVar("R", bound=BaseModel)
+
+#: most memories one page of ``ListMemories`` holds
+MAX_PAGE = 500
+AlertFilter = Literal["open", "resolved", "all"]
+_CAMEL_BOUNDARY = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def alert_status(wanted: AlertFilter) -> AlertStatus | None:
+    """The alert status an ``AlertFilter`` asks for (None: every status)."""
+    return None if wanted == "all" else AlertStatus(wanted)
+
+
+class Effect(Enum):
+    """What a command does to the user's memory."""
+
+    #: changes nothing a caller reads back (recall heat and a session's stored snapshot aside)
+    READS = "reads"
+    #: changes or removes memories the user already holds, so it never brings a new user into the tenant
+    CHANGES = "changes"
+    #: stores new memories, so it may bring a new user into the tenant (what the user quota checks)
+    STORES = "stores"
+
+
+class UserCommand(BaseModel, Generic[R]):
+    """One operation on one user's memory, answering ``R``; run one at a time in the user's order."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    effect: ClassVar[Effect]
+
+    @classmethod
+    def name(cls) -> str:
+        return _CAMEL_BOUNDARY.sub("_", cls.__name__).lower()
+
+    def with_request_id(self, request_id: str) -> Self:
+        """The command as sent for the request ``request_id``: only a write carries it (``Write``)."""
+        return self
+
+    def run(self, service: UserMemoryService) -> R:
+        raise NotImplementedError
+
+
+class Write(UserCommand[api.WriteResult]):
+    """A write: it stores memories. ``request_id`` makes a resent write apply once: the gateway sets it
+    from the caller's idempotency key (else a fresh id)."""
+
+    effect = Effect.STORES
+
+    request_id: str | None = None
+
+    def with_request_id(self, request_id: str) -> Self:
+        return self.model_copy(update={"request_id": request_id})
+
+
+# ------------------------------------------------------------------------------------------ writes
+
+
+class WriteTurns(Write):
+    """Extract memories from the user's turns and pass them through the gates."""
+
+    request: api.WriteTurnsRequest
+
+    def run(self, service: UserMemoryService) -> api.WriteResult:
+        return service.write_turns(self.request, self.request_id)
+
+
+class WriteMemory(Write):
+    """Pass one explicit memory through the gates."""
+
+    request: api.WriteMemoryRequest
+
+    def run(self, service: UserMemoryService) -> api.WriteResult:
+        return service.write_memory(self.request, self.request_id)
+
+
+class PreviewTurns(UserCommand[api.TurnsPreview]):
+    """What writing these turns would do, decided on a copy of the user's memory and never stored."""
+
+    effect = Effect.READS
+
+    request: api.WriteTurnsRequest
+
+    def run(self, service: UserMemoryService) -> api.TurnsPreview:
+        return service.preview_turns(self.request)
+
+
+# ------------------------------------------------------------------------------- recall and sessions
+
+
+class Recall(UserCommand[api.RecallResponse]):
+    effect = Effect.READS
+
+    request: api.RecallRequest
+
+    def run(self, service: UserMemoryService) -> api.RecallResponse:
+        return service.recall(self.request)
+
+
+class StartSession(UserCommand[api.SessionContext]):
+    """The session's context snapshot: rendered on its first call, the same text for every later one."""
+
+    effect = Effect.READS
+
+    request: api.StartSessionRequest
+
+    def run(self, service: UserMemoryService) -> api.SessionContext:
+        return service.start_session(self.request)
+
+
+# ---------------------------------------------------------------------------- inspection and control
+
+
+class ListMemories(UserCommand[api.MemoryList]):
+    effect = Effect.READS
+
+    layer: Layer | None = None
+    state: State | None = None
+    limit: int = Field(100, ge=1, le=MAX_PAGE)
+    offset: int = Field(0, ge=0)
+
+    def run(self, service: UserMemoryService) -> api.MemoryList:
+        return service.list_memories(self.layer, self.state, self.limit, self.offset)
+
+
+class GetMemory(UserCommand[api.MemoryDetail]):
+    """One memory with its audit trail."""
+
+    effect = Effect.READS
+
+    memory_id: MemoryId
+
+    def run(self, service: UserMemoryService) -> api.MemoryDetail:
+        return service.get_memory(self.memory_id)
+
+
+class Confirm(UserCommand[api.MemoryOut]):
+    effect = Effect.CHANGES
+
+    memory_id: MemoryId
+    request: api.ConfirmRequest = api.ConfirmRequest()
+
+    def run(self, service: UserMemoryService) -> api.MemoryOut:
+        return service.confirm(self.memory_id, self.request)
+
+
+class Freeze(UserCommand[api.MemoryOut]):
+    effect = Effect.CHANGES
+
+    memory_id: MemoryId
+    request: api.FreezeRequest
+
+    def run(self, service: UserMemoryService) -> api.MemoryOut:
+        return service.freeze(self.memory_id, self.request)
+
+
+class Unfreeze(UserCommand[api.MemoryOut]):
+    effect = Effect.CHANGES
+
+    memory_id: MemoryId
+    request: api.UnfreezeRequest
+
+    def run(self, service: UserMemoryService) -> api.MemoryOut:
+        return service.unfreeze(self.memory_id, self.request)
+
+
+class Forget(UserCommand[api.ForgetResult]):
+    effect = Effect.CHANGES
+
+    memory_id: MemoryId
+    request: api.ForgetRequest = api.ForgetRequest()
+
+    def run(self, service: UserMemoryService) -> api.ForgetResult:
+        return service.forget(self.memory_id, self.request)
+
+
+class EraseUser(UserCommand[api.EraseResult]):
+    effect = Effect.CHANGES
+
+    request: api.EraseRequest = api.EraseRequest()
+
+    def run(self, service: UserMemoryService) -> api.EraseResult:
+        return service.erase_user(self.request)
+
+
+class Alerts(UserCommand[api.AlertList]):
+    effect = Effect.READS
+
+    status: AlertFilter = "open"
+
+    def run(self, service: UserMemoryService) -> api.AlertList:
+        return service.alerts(alert_status(self.status))
+
+
+class ResolveAlert(UserCommand[api.AlertOut]):
+    """Close one of the user's alerts, audited (the gates raise alerts; only a person closes them)."""
+
+    effect = Effect.CHANGES
+
+    alert_id: AlertId
+    request: ResolveAlertRequest = ResolveAlertRequest()
+
+    def run(self, service: UserMemoryService) -> api.AlertOut:
+        return service.resolve_alert(self.alert_id, self.request)
+
+
+class Profile(UserCommand[api.UserProfile]):
+    """The USER profile: slot conclusions with confidence, backing ids and history; relations; state."""
+
+    effect = Effect.READS
+
+    def run(self, service: UserMemoryService) -> api.UserProfile:
+        return service.profile()

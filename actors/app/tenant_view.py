@@ -1,0 +1,70 @@
+"""One tenant seen whole, read-only, for operators (the web console): its users and how full each one's
+memory is against the tenant's capacities, its gate policy, and its alerts across users.
+
+``TenantView`` answers with the API models of ``schemas.api_tenant`` and ``schemas.api``, reading SQL
+(``TenantViewStore``) inside the one tenant it was opened for; it never writes. Everything that changes a
+user's memory — resolving an alert included — is a user command through the user's host and its fenced
+commit (``actors.app.commands``), so the host's copy of the user and SQL never disagree.
+"""
+
+from __future__ import annotations
+
+from actors.app.commands import AlertFilter, alert_status
+from actors.core.context import BUDGET_SPLIT
+from actors.store.sql.tenant_views import TenantViewStore, UserCounts
+from schemas.api import AlertList, AlertOut
+from schemas.api_tenant import LayerUsage, TenantPolicy, UserList, UserSummary
+from schemas.enums import Layer
+from schemas.settings import Capacities
+
+
+class TenantView:
+    def __init__(self, store: TenantViewStore, tenant_id: str):
+        self._store = store
+        self.tenant_id = tenant_id
+
+    def users(self, query: str = "", limit: int = 50) -> UserList:
+        """The users holding memories whose id contains ``query`` (case-insensitive), by user id."""
+        found, truncated = self._store.user_counts(self.tenant_id, query=query, limit=limit)
+        capacities = self._capacities()
+        return UserList(users=[summary_of(counts, capacities) for counts in found], truncated=truncated)
+
+    def user_summary(self, user_id: str) -> UserSummary:
+        """One user's tier usage (all zero for a user without memories: reading never creates a user)."""
+        return summary_of(self._store.counts_of(self.tenant_id, user_id), self._capacities())
+
+    def policy(self) -> TenantPolicy:
+        return TenantPolicy(
+            tenant_id=self.tenant_id,
+            policy=self._store.tenant_policy(self.tenant_id),
+            context_budget_split=dict(BUDGET_SPLIT),
+        )
+
+    def alerts(self, status: AlertFilter = "open", limit: int = 100) -> AlertList:
+        """The alerts of every user of the tenant, newest first."""
+        found = self._store.alerts(self.tenant_id, None, alert_status(status))
+        return AlertList(alerts=[AlertOut.model_validate(alert) for alert in found[:limit]])
+
+    def _capacities(self) -> Capacities:
+        return self._store.tenant_policy(self.tenant_id).capacities
+
+
+def summary_of(counts: UserCounts, capacities: Capacities) -> UserSummary:
+    tiers = {
+        Layer.WORKING: capacities.working,
+        Layer.LONGTERM: capacities.longterm,
+        Layer.CORE: capacities.core,
+    }
+    layers = [
+        LayerUsage(layer=layer, used=counts.active.get(layer, 0), capacity=capacity)
+        for layer, capacity in tiers.items()
+    ]
+    layers.append(LayerUsage(layer=Layer.ARCHIVE, used=counts.archived, capacity=None))
+    return UserSummary(
+        user_id=counts.user_id,
+        layers=layers,
+        frozen=counts.frozen,
+        frozen_limit=capacities.frozen_limit,
+        open_alerts=counts.open_alerts,
+        last_write_at=counts.last_write_at,
+    )

@@ -1,0 +1,1 @@
+"""The Model Context Protocol door: the tool set (``tools``) and its stdio transport (``stdio``)."""
