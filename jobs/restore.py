@@ -10,9 +10,12 @@ Which archived items are candidates, per user:
 * neither: **relevance to recent activity** — items sharing a slot with, or similar (cosine ≥
   ``--min-similarity``) to, what the user stated or recalled in the last ``--recent-days`` days.
 
-At most ``--limit`` items per user, best first (most similar, then most recently archived). Each user's
-restore runs under their lease and a fresh claim on the user (``jobs.common.UserRunner``), audited as
-``job:restore``; the restored items' index rows move back to the long-term layer.
+The candidates come from the user's most recently archived items in SQL and, over the whole archive, from the
+vector index: the items nearest the query (or nearest each of the user's recent memories) and, with
+``--slot``, every archived item of those slots. At most ``--limit`` items per user, best first (most similar,
+then most recently archived). Each user's restore runs under their lease and a fresh claim on the user
+(``jobs.common.UserRunner``), audited as ``job:restore``; the restored items' index rows move back to the
+long-term layer.
 """
 
 from __future__ import annotations
@@ -25,8 +28,10 @@ from typing import Any
 import numpy as np
 
 from actors.adapters.embedding import make_embedder
+from actors.app.archive import IndexedArchive
 from actors.app.service import as_vector
 from actors.core.memory import MemoryItem, utcnow
+from actors.store.vectors.index import VectorIndex
 from jobs import defaults
 from jobs.common import UserRunner, batch_job, rows_of, traced_batch
 from schemas.errors import HermesError
@@ -35,6 +40,8 @@ from schemas.settings import HermesSettings
 JOB = "restore"
 #: archived items looked at per user (most recently archived first)
 MAX_ARCHIVED_PER_USER = 2000
+#: recent memories whose nearest archived items the vector index is asked for, per user (newest first)
+RECENT_PROBES = 16
 REASON = "relevant again (restore job)"
 
 
@@ -92,6 +99,7 @@ class RestoreUsers:
         self.trace_context = trace_context
         self.plan = RestorePlan(**plan)
         self._retention: dict[str, int] = {}
+        self._index: VectorIndex | None = None
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
         out: dict[str, list] = defaultdict(list)
@@ -113,7 +121,13 @@ class RestoreUsers:
         ]
         since = now - timedelta(days=self.plan.recent_days)
         recent = [i for i in store.load_active(tenant_id, user_id) if i.last_accessed_at >= since]
-        chosen = self.plan.candidates(archived, recent)
+        known = {i.memory_id for i in archived}
+        archived += [
+            i
+            for i in self._whole_archive(tenant_id, user_id, recent)
+            if i.memory_id not in known and (i.archived_at is None or i.archived_at >= horizon)
+        ]
+        chosen = self.plan.candidates(list({i.memory_id: i for i in archived}.values()), recent)
         if not chosen:
             return {"candidates": 0, "restored": 0, "skipped": 0, "route": "none"}
         try:
@@ -129,6 +143,36 @@ class RestoreUsers:
             "skipped": len(result["skipped"]),
             "route": "lease",
         }
+
+    def _whole_archive(self, tenant_id: str, user_id: str, recent: list[MemoryItem]) -> list[MemoryItem]:
+        """Candidates beyond the newest rows: the slots' archived items, and what the vector index finds
+        nearest the query or the user's recent memories."""
+        store = self.runner.store
+        found = [
+            item
+            for slot in self.plan.slots
+            for item in store.find_archived(tenant_id, user_id, slot=slot, limit=MAX_ARCHIVED_PER_USER)
+        ]
+        if self.plan.query_vector is not None:
+            probes = [np.asarray(self.plan.query_vector, dtype=np.float32)]
+        elif self.plan.slots:
+            probes = []
+        else:
+            newest = sorted(recent, key=lambda i: i.last_accessed_at, reverse=True)[:RECENT_PROBES]
+            probes = [v for v in (as_vector(i.embedding) for i in newest) if v is not None]
+        if probes:
+            archive = IndexedArchive(tenant_id, user_id, store, lambda: self._vector_index(len(probes[0])))
+            for probe in probes:
+                found += archive.nearest(probe, self.plan.limit)
+        return found
+
+    def _vector_index(self, dim: int) -> VectorIndex:
+        if self._index is None:
+            from actors.store.vectors.milvus import MilvusIndex
+
+            settings = self.runner.settings
+            self._index = MilvusIndex(settings.milvus_uri, settings.milvus_collection, dim)
+        return self._index
 
     def _retention_days(self, tenant_id: str) -> int:
         if tenant_id not in self._retention:

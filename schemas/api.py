@@ -194,11 +194,19 @@ class WriteOutcome(BaseModel):
     detail: str = ""
 
 
+class NotKept(BaseModel):
+    """Words of a write that were not kept, and why: "not kept: an instruction to the assistant"."""
+
+    dialog_id: str
+    detail: str
+
+
 class WriteResult(BaseModel):
     user_id: str
     outcomes: list[WriteOutcome]
     alerts: list[AlertOut]
     ignored_turns: int
+    not_kept: list[NotKept] = Field(default_factory=list)
 
 
 class PreviewOutcome(WriteOutcome):
@@ -236,6 +244,9 @@ class RecallHit(BaseModel):
     routes: list[str]
     #: memory ids among the hits that contradict this one (flagged, not resolved)
     contradicts: list[str] = Field(default_factory=list)
+    #: for a statement kept pending against confirmed or frozen facts, in words a model cannot miss:
+    #: "unconfirmed — contradicts: allergy: shellfish" (empty otherwise)
+    caution: str = ""
 
 
 class RecallResponse(BaseModel):
@@ -268,6 +279,9 @@ class MemoryList(BaseModel):
 class ForgetResult(BaseModel):
     memory_id: str
     forgotten: bool
+    #: what went with it: the summaries that merged it and their sources
+    also_forgotten: list[str] = Field(default_factory=list)
+    detail: str = ""
 
 
 class EraseResult(BaseModel):

@@ -54,6 +54,7 @@ class AlertKind(StrEnum):
     CORE_FULL = "core_full"  # an item qualifies for freezing but core is at capacity
     CONTRADICTION_REVIEW = "contradiction_review"  # contradictions passed the review threshold
     REPEATED_CORRECTION = "repeated_correction"  # one fact corrected again and again: which value holds?
+    VITAL_RETRACTION = "vital_retraction"  # an allergy, health or diet fact denied or changed: kept pending
 
 
 class AlertStatus(StrEnum):

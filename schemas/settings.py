@@ -68,8 +68,28 @@ class GatePolicy(BaseModel):
     contradictions_to_expire: int = Field(3, ge=1)
     contradictions_to_review: int = Field(3, ge=1)
     negative_priority_days: int = 14
+    unfreeze_window_seconds: int = Field(
+        3600,
+        ge=0,
+        description="a bare unfreeze (no new content) lasts this long: the next write, recall, session or "
+        "consolidation after it re-freezes the item unchanged",
+    )
     positive_engagements_to_demote: int = 3
     archive_retention_days: int = 365
+    archive_memory_items: int = Field(
+        1000,
+        ge=0,
+        description="newest archived items a resident user keeps in memory for recall; an archive beyond "
+        "this is searched in the vector index when the in-memory recall is weak or a question names a period "
+        "older than what memory holds",
+    )
+    archive_search_below: float = Field(
+        0.85,
+        ge=0,
+        le=1,
+        description="the in-memory recall is weak when no memory is this similar to the query: the deeper "
+        "archive is then searched too",
+    )
     stale_pending_days: int = Field(
         30, ge=1, description="consolidation archives pending items idle this long, below the write threshold"
     )

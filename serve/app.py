@@ -36,7 +36,18 @@ from serve.errors import BodySizeLimit, install_error_handlers
 from serve.gateway import Gateway
 from serve.mcp import PATH as MCP_PATH
 from serve.mcp import McpEndpoint
-from serve.routes import admin, alert_review, alerts, console, memories, recall, sessions, tenant, users
+from serve.routes import (
+    admin,
+    alert_review,
+    alerts,
+    console,
+    memories,
+    recall,
+    sessions,
+    tenant,
+    tenant_search,
+    users,
+)
 from serve.routes.deps import current_gateway
 from serve.telemetry import TraceRequests
 
@@ -71,6 +82,7 @@ def create_fastapi_app() -> FastAPI:
     app.include_router(users.router)
     app.include_router(tenant.router)
     app.include_router(alert_review.router)
+    app.include_router(tenant_search.router)
     app.include_router(console.router)
     # the Model Context Protocol door (streamable HTTP; serve.mcp): an ASGI app of its own, not a route
     app.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False))

@@ -4,8 +4,9 @@ Plain Python, no Ray import: a host (``actors.runtime.host``) runs one instance 
 and serializes the user's calls. Order of every mutation: gate decision in memory → one SQL transaction,
 fenced by the host's claim on the user and carrying the vector-index outbox rows (the write is acknowledged
 only after it commits) → ``on_index_change`` tells the host there is outbox work. Recall reads only memory:
-the active items' matrix and keyword postings (``actors.core.recall.view``); recall heat is batched and
-reaches SQL with the next commit or ``flush_access``.
+the active items' matrix and keyword postings (``actors.core.recall.view``) and the newest part of the
+archive, and reaches the rest of a larger archive through the vector index (``actors.app.archive``) only
+when a query needs it; recall heat is batched and reaches SQL with the next commit or ``flush_access``.
 """
 
 from __future__ import annotations
@@ -13,17 +14,19 @@ from __future__ import annotations
 import copy
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, overload
+from typing import Any, cast, overload
 
 import numpy as np
 
 from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
+from actors.app.archive import IndexedArchive
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
-from actors.core.context import render_session_context
+from actors.core.context import challenge_note, render_session_context, slot_template
 from actors.core.extraction import Extractor, Turn, make_extractor
+from actors.core.forgetting import plan_forgetting
 from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine, Outcome
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
@@ -31,18 +34,25 @@ from actors.core.profile import ProfileBuilder
 from actors.core.recall.engine import Hit, RecallEngine
 from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
 from actors.core.records import CohortFeature
-from actors.language.redaction import Neutralized, neutralize_injection, redact
+from actors.core.slots import is_style
+from actors.core.style import canonical_style
+from actors.language.redaction import (
+    Neutralized,
+    addressed_to_assistant,
+    neutralize_injection,
+    plain_value,
+    redact,
+)
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore
+from actors.store.vectors.index import VectorIndex
 from schemas import api
 from schemas.api_tenant import ResolveAlertRequest
-from schemas.enums import AlertStatus, Layer, State
+from schemas.enums import AlertStatus, Layer, Polarity, State
 from schemas.errors import ConcurrentUpdate, GateRejected, HermesError, InvalidInput, NotFound
 from schemas.settings import GatePolicy
 
 log = logging.getLogger(__name__)
-#: most archived items the archive recall route reads (newest first)
-ARCHIVE_RECALL_LIMIT = 5000
 #: recent query vectors kept per user: an agent often asks the same thing again within a session
 QUERY_CACHE_SIZE = 32
 
@@ -78,9 +88,12 @@ class UserMemoryService:
         clock: Callable[[], datetime] = utcnow,
         fence: Fence | None = None,
         on_index_change: Callable[[], None] = lambda: None,
+        vector_index: Callable[[], VectorIndex] | None = None,
     ):
         """``fence``: the host's (or job's) claim on the user; every commit is refused once it is stale.
-        ``on_index_change``: called after a commit that left work in the vector-index outbox."""
+        ``on_index_change``: called after a commit that left work in the vector-index outbox.
+        ``vector_index``: the index (connected on first call) that recall searches for the part of a large
+        archive beyond ``policy.archive_memory_items``; without it recall reads only what memory holds."""
         self.tenant_id = tenant_id
         self.user_id = user_id
         self.store = store
@@ -90,6 +103,9 @@ class UserMemoryService:
         self.clock = clock
         self.fence = fence
         self._on_index_change = on_index_change
+        self._deep_archive = (
+            None if vector_index is None else IndexedArchive(tenant_id, user_id, store, vector_index)
+        )
         #: recall heat not yet in SQL: committed with the next change, or by ``flush_access``
         self._pending_access = GateChanges()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -137,10 +153,16 @@ class UserMemoryService:
         return self._view
 
     def archive_view(self) -> ArchiveView:
-        """The archive for the archive route, read from SQL on first need and kept in step afterwards."""
+        """The archive for recall: its newest ``archive_memory_items`` read from SQL on first need and kept in
+        step afterwards, the rest through the vector index."""
         if self._archive is None:
             with span("sql.archived"):
-                self._archive = ArchiveView(self.archived_items, self.embedder.dim)
+                self._archive = ArchiveView(
+                    self.newest_archived,
+                    self.embedder.dim,
+                    self.policy.archive_memory_items,
+                    deep=self._deep_archive,
+                )
         return self._archive
 
     def _changed(self, items: Iterable[MemoryItem] = (), forgotten: Iterable[str] = ()) -> None:
@@ -165,12 +187,13 @@ class UserMemoryService:
         done = self._already_applied(request_id)
         if done is not None:
             return done
-        return self._apply_candidates(*self._extract(request), request_id)
+        candidates, ignored, not_kept = self._extract(request)
+        return self._apply_candidates(candidates, ignored, request_id, not_kept)
 
     def preview_turns(self, request: api.WriteTurnsRequest) -> api.TurnsPreview:
         """What ``write_turns`` would do now, decided on a copy of the user's memory: nothing is committed,
         and the user's memory (with what recall derived from it) is left as it was."""
-        candidates, ignored = self._extract(request)
+        candidates, ignored, _ = self._extract(request)
         vectors = self._embed([c.content for c in candidates])
         engine, view = self.engine, self._view
         self.engine = copy.deepcopy(engine)
@@ -192,9 +215,11 @@ class UserMemoryService:
             ignored_turns=ignored,
         )
 
-    def _extract(self, request: api.WriteTurnsRequest) -> tuple[list[Candidate], int]:
-        """The candidates extraction proposes from the turns, and how many turns proposed none."""
+    def _extract(self, request: api.WriteTurnsRequest) -> tuple[list[Candidate], int, list[api.NotKept]]:
+        """The candidates extraction proposes from the turns, how many turns proposed none, and which turns
+        gave the assistant an order (not kept in their words)."""
         candidates: list[Candidate] = []
+        not_kept: list[api.NotKept] = []
         ignored = 0
         with span("extract", turns=len(request.turns)):
             for turn in request.turns:
@@ -209,7 +234,9 @@ class UserMemoryService:
                 )
                 ignored += not found
                 candidates.extend(found)
-        return candidates, ignored
+                if turn.role == "user" and addressed_to_assistant(turn.text):
+                    not_kept.append(api.NotKept(dialog_id=turn.dialog_id, detail=NOT_AN_INSTRUCTION))
+        return candidates, ignored, not_kept
 
     def write_memory(self, request: api.WriteMemoryRequest, request_id: str | None = None) -> api.WriteResult:
         done = self._already_applied(request_id)
@@ -219,14 +246,21 @@ class UserMemoryService:
         value = None if request.value is None else cleaned_text(request.value)
         if cleaned.flagged or (value is not None and value.flagged):
             return self._result([], 1, [])
+        content, slot_value = cleaned.text, None if value is None else value.text
+        refused = _refusal(request.slot, slot_value, request.polarity, content)
+        if isinstance(refused, str):
+            dialog_id = request.dialog_ids[0] if request.dialog_ids else ""
+            return self._result([], 1, [], [api.NotKept(dialog_id=dialog_id, detail=refused)])
+        if refused is not None:  # a style value or an order's slot: stored as the service's template
+            content, slot_value = refused
         cand = Candidate(
-            content=cleaned.text,
+            content=content,
             kind=request.kind,
             session_id=request.session_id,
             dialog_ids=list(request.dialog_ids),
             polarity=request.polarity,
             slot=request.slot,
-            value=None if value is None else value.text,
+            value=slot_value,
             importance=request.importance,
             confidence=request.confidence,
             source=request.source,
@@ -236,13 +270,17 @@ class UserMemoryService:
         return self._apply_candidates([cand], 0, request_id)
 
     def _apply_candidates(
-        self, candidates: list[Candidate], ignored: int, request_id: str | None
+        self,
+        candidates: list[Candidate],
+        ignored: int,
+        request_id: str | None,
+        not_kept: Sequence[api.NotKept] = (),
     ) -> api.WriteResult:
         vectors = self._embed([c.content for c in candidates])
         for attempt in (1, 2):
             try:
                 outcomes, changes = self._decide(candidates, vectors)
-                result = self._result(outcomes, ignored, changes.alerts)
+                result = self._result(outcomes, ignored, changes.alerts, not_kept)
                 self._commit(changes, request_id=request_id, result=result.model_dump(mode="json"))
                 return result
             except ConcurrentUpdate:
@@ -341,12 +379,19 @@ class UserMemoryService:
         stored = self.store.applied_result(self.tenant_id, self.user_id, request_id)
         return None if stored is None else api.WriteResult.model_validate(stored)
 
-    def _result(self, outcomes: list[Outcome], ignored: int, alerts: list[Alert]) -> api.WriteResult:
+    def _result(
+        self,
+        outcomes: list[Outcome],
+        ignored: int,
+        alerts: list[Alert],
+        not_kept: Sequence[api.NotKept] = (),
+    ) -> api.WriteResult:
         return api.WriteResult(
             user_id=self.user_id,
             outcomes=[self._outcome(o) for o in outcomes],
             alerts=[api.AlertOut.model_validate(a) for a in alerts],
             ignored_turns=ignored,
+            not_kept=list(not_kept),
         )
 
     @staticmethod
@@ -364,14 +409,22 @@ class UserMemoryService:
     def recall(self, request: api.RecallRequest) -> api.RecallResponse:
         if "k" not in request.model_fields_set:  # no k asked for: the tenant's default
             request = request.model_copy(update={"k": self.policy.top_k})
+        self._refreeze_due()
         query_vector = self._embed_query(request.query)
         engine = RecallEngine(self.active_view(), self.archive_view, self.policy, self.clock())
         hits = engine.recall(request.query, query_vector, request.k, request.include_archive)
-        response = api.RecallResponse(query=request.query, hits=[recall_hit(h) for h in hits])
+        items = self.engine.items
+        response = api.RecallResponse(query=request.query, hits=[recall_hit(h, items) for h in hits])
         # the answer shows the memories as they were found; their heat is batched (it changes no layer or
         # state, and nothing for the vector index)
         self._pending_access.merge(self.engine.record_access(h.item.memory_id for h in hits))
         return response
+
+    def _refreeze_due(self) -> None:
+        """An unfreeze window that closed with no new value: the item is frozen again before it is read."""
+        changes = self.engine.refreeze_due()
+        if changes:
+            self._commit(changes)
 
     def _embed_query(self, query: str) -> np.ndarray:
         cached = self._queries.get(query)
@@ -386,6 +439,7 @@ class UserMemoryService:
         return vector
 
     def start_session(self, request: api.StartSessionRequest) -> api.SessionContext:
+        self._refreeze_due()
         stored = self.store.session_snapshot(self.tenant_id, self.user_id, request.session_id)
         if stored is None:
             snapshot = render_session_context(
@@ -489,14 +543,29 @@ class UserMemoryService:
 
     def forget(self, memory_id: str, request: api.ForgetRequest, actor: str = "user") -> api.ForgetResult:
         self.flush_access()  # heat of the item is moot, of the others still owed
+        everything = {
+            i.memory_id: i for i in self.store.list_items(self.tenant_id, self.user_id, limit=10**9)
+        }
+        if memory_id not in everything:
+            self.store.get_item(self.tenant_id, self.user_id, memory_id)  # NotFound
+        plan = plan_forgetting(memory_id, everything)
         self.store.forget_item(
-            self.tenant_id, self.user_id, memory_id, reason=request.reason, actor=actor, fence=self.fence
+            self.tenant_id,
+            self.user_id,
+            memory_id,
+            reason=request.reason,
+            actor=actor,
+            fence=self.fence,
+            also=plan.memory_ids[1:],
+            rewritten=plan.rewritten,
         )
-        if memory_id in self.engine.items:
-            self.engine.forget(memory_id)
-        self._changed(forgotten=[memory_id])
+        # every structure derived from the items (recall views, keyword postings, the archive) is rebuilt
+        # from what SQL now holds
+        self.engine = self._load()
         self._on_index_change()
-        return api.ForgetResult(memory_id=memory_id, forgotten=True)
+        return api.ForgetResult(
+            memory_id=memory_id, forgotten=True, also_forgotten=plan.memory_ids[1:], detail=FORGOTTEN
+        )
 
     def erase_user(self, request: api.EraseRequest) -> api.EraseResult:
         removed = self.store.erase_user(self.tenant_id, self.user_id, reason=request.reason, fence=self.fence)
@@ -528,9 +597,9 @@ class UserMemoryService:
 
     # ------------------------------------------------------------------ reads for recall and the jobs
 
-    def archived_items(self) -> list[MemoryItem]:
-        """The user's archive, for the archive recall route (bounded by the retention window)."""
-        return self.store.find_archived(self.tenant_id, self.user_id, limit=ARCHIVE_RECALL_LIMIT)
+    def newest_archived(self, limit: int) -> list[MemoryItem]:
+        """The user's ``limit`` most recently archived items."""
+        return self.store.find_archived(self.tenant_id, self.user_id, limit=limit)
 
     def item(self, memory_id: str) -> MemoryItem:
         """An item this user owns: active from memory, anything else from SQL."""
@@ -538,8 +607,31 @@ class UserMemoryService:
         return item if item is not None else self.store.get_item(self.tenant_id, self.user_id, memory_id)
 
 
-def recall_hit(hit: Hit) -> api.RecallHit:
-    """A recalled memory as the API shows it, its scores rounded."""
+FORGOTTEN = "forgotten everywhere: the item, summaries that merged it, its words in other turn texts"
+NOT_AN_INSTRUCTION = "not kept: an instruction to the assistant"
+OUTSIDE_VOCABULARY = "not kept: a style value outside the closed vocabulary (actors.core.style)"
+
+
+def _refusal(
+    slot: str | None, value: str | None, polarity: Polarity, content: str
+) -> str | tuple[str, str] | None:
+    """How a structured write obeys the instruction rule: a detail why it is not kept, or the (content,
+    value) it is kept as (the service's template), or None when it is an ordinary statement."""
+    if is_style(slot):
+        style = canonical_style(cast(str, slot), value)
+        if style is None:
+            return OUTSIDE_VOCABULARY
+        return cast(str, slot_template(slot, style, polarity, content)), style
+    if not addressed_to_assistant(content):
+        return None
+    if slot and plain_value(value):
+        return cast(str, slot_template(slot, value, polarity, content)), cast(str, value)
+    return NOT_AN_INSTRUCTION
+
+
+def recall_hit(hit: Hit, items: Mapping[str, MemoryItem]) -> api.RecallHit:
+    """A recalled memory as the API shows it, its scores rounded; a pending challenge to confirmed facts
+    carries its caution (``context.challenge_note``)."""
     breakdown = api.ScoreBreakdown(
         semantic=round(hit.scores.get("semantic", 0.0), 4),
         time_decay=round(hit.time_decay, 4),
@@ -554,4 +646,5 @@ def recall_hit(hit: Hit) -> api.RecallHit:
         score=breakdown,
         routes=sorted(hit.routes),
         contradicts=hit.contradicts,
+        caution=challenge_note(hit.item, items),
     )

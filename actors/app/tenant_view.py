@@ -1,5 +1,6 @@
 """One tenant seen whole, read-only, for operators (the web console): its users and how full each one's
-memory is against the tenant's capacities, its gate policy, and its alerts across users.
+memory is against the tenant's capacities, its gate policy, its alerts across users, and its memories by
+id (what the operator's search of ``actors.app.tenant_search`` reads back).
 
 ``TenantView`` answers with the API models of ``schemas.api_tenant`` and ``schemas.api``, reading SQL
 (``TenantViewStore``) inside the one tenant it was opened for; it never writes. Everything that changes a
@@ -9,8 +10,11 @@ commit (``actors.app.commands``), so the host's copy of the user and SQL never d
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from actors.app.commands import AlertFilter, alert_status
 from actors.core.context import BUDGET_SPLIT
+from actors.core.memory import MemoryItem
 from actors.store.sql.tenant_views import TenantViewStore, UserCounts
 from schemas.api import AlertList, AlertOut
 from schemas.api_tenant import LayerUsage, TenantPolicy, UserList, UserSummary
@@ -44,6 +48,10 @@ class TenantView:
         """The alerts of every user of the tenant, newest first."""
         found = self._store.alerts(self.tenant_id, None, alert_status(status))
         return AlertList(alerts=[AlertOut.model_validate(alert) for alert in found[:limit]])
+
+    def memories(self, memory_ids: Collection[str]) -> list[MemoryItem]:
+        """The tenant's memories with these ids, whichever user holds them (only those SQL holds)."""
+        return self._store.tenant_items(self.tenant_id, memory_ids)
 
     def _capacities(self) -> Capacities:
         return self._store.tenant_policy(self.tenant_id).capacities

@@ -25,16 +25,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Literal, Protocol, cast
 
+from actors.core.context import slot_template
 from actors.core.gate.scoring import write_score
 from actors.core.memory import Candidate, utcnow
 from actors.core.slots import is_style
+from actors.core.style import canonical_style
 from actors.language.lexicon import canonical_place, is_city, normalize_value, occupation_of
 from actors.language.markers import Reading, reading
 from actors.language.pack import LanguagePack, Phrasing
 from actors.language.packs import PACKS, packs
-from actors.language.redaction import neutralize_injection, redact
+from actors.language.redaction import (
+    addressed_to_assistant,
+    neutralize_injection,
+    order_parts,
+    plain_value,
+    redact,
+)
 from actors.language.rules import Finding, fact, object_phrase
 from actors.language.segments import Clause, Sentence, segment
 from actors.language.tokens import content_units, word_count
@@ -188,9 +196,7 @@ def _denied(clause: Clause) -> list[Finding]:
     return [
         replace(finding, polarity=Polarity.NEGATIVE, change=True)
         for finding in _read_books(affirmed, clause.pack)
-        if finding.slot
-        and finding.slot.startswith(_DENIABLE_SLOTS)
-        and finding.polarity is Polarity.POSITIVE
+        if finding.slot and finding.slot.startswith(_DENIABLE_SLOTS) and finding.polarity is Polarity.POSITIVE
     ]
 
 
@@ -209,8 +215,65 @@ def _content(clause_text: str, finding: Finding) -> str:
     return clause_text
 
 
-def _read(sentence: Sentence, forced: bool, correction: bool, markers: Reading) -> list[tuple[Finding, str]]:
-    """Every finding of one sentence, each with the words it came from."""
+def _orders(sentence: Sentence) -> list[Clause]:
+    """The clauses of a sentence addressed to the assistant (``redaction.addressed_to_assistant``); all of
+    them when only the sentence as a whole reads as one ("When you answer, always end with …")."""
+    orders = [c for c in sentence.clauses if addressed_to_assistant(c.text)]
+    if not orders and addressed_to_assistant(sentence.text):
+        return list(sentence.clauses)
+    return orders
+
+
+def _without_orders(text: str, sentences: list[Sentence], orders: list[list[Clause]]) -> str:
+    """The turn's words less every part addressed to the assistant: cut out of the text as written, or,
+    where a part cannot be found in it as such (folded punctuation), the turn's other parts joined."""
+    for ordered in orders:
+        for clause in ordered:
+            for part, order in order_parts(clause.text):
+                if order and part not in text:
+                    return _other_parts(sentences, orders)
+                if order:
+                    text = text.replace(part, " ")
+    return " ".join(text.split())
+
+
+def _other_parts(sentences: list[Sentence], orders: list[list[Clause]]) -> str:
+    kept: list[str] = []
+    for sentence, ordered in zip(sentences, orders, strict=True):
+        for clause in sentence.clauses:
+            if clause not in ordered:
+                kept.append(clause.text)
+            else:
+                kept += [part for part, order in order_parts(clause.text) if not order]
+    return " ".join(kept)
+
+
+def _read_ordered(clause: Clause, markers: Reading) -> list[tuple[Finding, str]]:
+    """A clause that gives the assistant an order: its parts that are orders give only their slot findings
+    (words ``ORDER``); the parts that say something of the user are read like any clause."""
+    found: list[tuple[Finding, str]] = []
+    parts = order_parts(clause.text)
+    if len(parts) == 1 or all(order for _, order in parts):
+        parts = [(clause.probe, True)]
+    for text, order in parts:
+        part = Clause(text=text, probe=text, pack=clause.pack)
+        if order:
+            found += [(f, ORDER) for f in _read_books(text[:MAX_PROBE_CHARS], clause.pack) if f.slot]
+        else:
+            found += [(f, _content(text, f)) for f in _match(part, markers)]
+    return found
+
+
+def _with_words(clause: Clause, markers: Reading) -> list[tuple[Finding, str]]:
+    return [(f, _content(clause.text, f)) for f in _match(clause, markers)]
+
+
+def _read(
+    sentence: Sentence, forced: bool, correction: bool, markers: Reading, orders: list[Clause]
+) -> list[tuple[Finding, str]]:
+    """Every finding of one sentence, each with the words it came from. Of a clause addressed to the
+    assistant only its slot findings are kept, with the words ``ORDER`` (``_as_stated`` gives them the
+    service's template): an instruction is never stored in the words it was given in."""
     if not sentence.text:
         return []
     if sentence.question:
@@ -219,7 +282,13 @@ def _read(sentence: Sentence, forced: bool, correction: bool, markers: Reading) 
         if not markers.request.match(sentence.text):
             return []
         asked = _read_books(sentence.text[:MAX_PROBE_CHARS].rstrip("?？ "), sentence.pack)
-        return [(finding, sentence.text) for finding in asked if is_style(finding.slot)][:1]
+        return [(finding, ORDER) for finding in asked if is_style(finding.slot)][:1]
+    if orders:
+        return [
+            pair
+            for c in sentence.clauses
+            for pair in (_read_ordered(c, markers) if c in orders else _with_words(c, markers))
+        ]
     contrast = _contrast(sentence, markers)
     if contrast:
         return [(contrast, sentence.text)]
@@ -245,6 +314,28 @@ def _read(sentence: Sentence, forced: bool, correction: bool, markers: Reading) 
         kind = Kind.EVENT if markers.past.search(sentence.text) else Kind.FACT
         found = [(Finding(slot=None, kind=kind, value=None, importance=FORCED_IMPORTANCE), sentence.text)]
     return found
+
+
+#: the words of a finding read in a clause addressed to the assistant: none are kept (``_as_stated``)
+ORDER = ""
+
+
+def _as_stated(finding: Finding, words: str, turn_text: str) -> tuple[Finding, str] | None:
+    """What a finding is stored as. A style instruction is kept only as a value of the closed vocabulary
+    (``actors.core.style``), and it and any finding of a clause addressed to the assistant are stored as the
+    service's template (``reply length: short``, ``content: not horror film``), in the user's spelling of
+    the value; a value of such a clause that is no plain phrase (an address, digits, markup) is dropped."""
+    if is_style(finding.slot):
+        value = canonical_style(cast(str, finding.slot), finding.value)
+        if value is None:
+            return None
+        finding = replace(finding, value=value)
+    elif words is not ORDER:
+        return finding, words
+    elif not plain_value(finding.value):
+        return None
+    stated = slot_template(finding.slot, finding.value, finding.polarity, turn_text)
+    return (finding, stated) if stated else None
 
 
 def _trimmed(text: str) -> str:
@@ -300,10 +391,19 @@ class RuleExtractor:
         candidates: list[Candidate] = []
         seen: set[tuple[str, str | None, str]] = set()
         carry_forced = carry_correction = False
-        for sentence in segment(text, self.packs):
+        sentences = segment(text, self.packs)
+        # a turn that gives the assistant an order keeps no turn text: its words stay out of the store
+        orders = [[] if s.question else _orders(s) for s in sentences]
+        # the turn text kept for recall holds none of the orders' words
+        turn_text = _without_orders(text, sentences, orders) if any(orders) else text
+        for sentence, sentence_orders in zip(sentences, orders, strict=True):
             forced = sentence.forced or carry_forced
             correction = sentence.correction or carry_correction
-            found = _read(sentence, forced, correction, self.markers)
+            found = [
+                stated
+                for finding, words in _read(sentence, forced, correction, self.markers, sentence_orders)
+                if (stated := _as_stated(finding, words, sentence.text)) is not None
+            ]
             # a marker-only sentence ("Remember this." / "更正一下。") speaks for the sentence after it
             carry_forced = forced and not found and not sentence.text
             carry_correction = correction and not found and not sentence.question
@@ -313,7 +413,7 @@ class RuleExtractor:
                 )
                 if speaker and candidate.content:
                     candidate.content = f"{speaker}: {candidate.content}"
-                whole = _trimmed(f"{speaker}: {text}" if speaker else text)
+                whole = _trimmed(f"{speaker}: {turn_text}" if speaker else turn_text)
                 candidate.source_text = whole if whole != candidate.content else None
                 key = (candidate.slot or "", candidate.value, candidate.polarity.value)
                 if candidate.slot is None:

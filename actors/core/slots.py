@@ -4,6 +4,7 @@ The slots themselves (name, cardinality, core, vital, kind, label, importance) a
 """
 
 from actors.language.lexicon import taste_core
+from schemas.enums import Polarity
 from schemas.slots import SLOTS, SlotSpec
 
 
@@ -24,6 +25,13 @@ def is_vital(slot: str | None) -> bool:
     """A slot a query about it must never miss (an allergy, a diet restriction, a health condition)."""
     declared = spec(slot)
     return declared is not None and declared.vital
+
+
+def is_withdrawal(slot: str | None, polarity: Polarity) -> bool:
+    """A negative statement about the user's own facts ("shellfish is fine for me now", "I'm no longer a
+    nurse") withdraws a fact; it is no caution. Only a rejection ("stop recommending horror films", "I hate
+    cilantro") is a negative memory that weighs more in recall, and a withdrawal never freezes."""
+    return polarity is Polarity.NEGATIVE and slot is not None and slot.startswith("basic.")
 
 
 #: slots whose values name a member as ``role`` or ``role:name`` ("sister:anna", "dog:max")

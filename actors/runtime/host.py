@@ -236,6 +236,7 @@ class UserHost:
                     extractor=self.extractor,
                     fence=self.store.claim_user(*key, self.name),
                     on_index_change=self._outbox_kick.set,
+                    vector_index=self._vector_index,
                 )
             resident.service, resident.verified_at = service, time.monotonic()
             self._latencies.append(time.perf_counter() - started)

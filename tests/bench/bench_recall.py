@@ -26,6 +26,7 @@ from actors.adapters.embedding import HashEmbedder
 from actors.app.service import UserMemoryService
 from actors.store.sql.store import MemoryStore
 from schemas import api
+from schemas.enums import Layer
 from schemas.settings import GatePolicy
 
 PEOPLE = "Ana Ben Clara Dev Emil Fatima Gus Hana Ivo Jon Kai Lena Milo Nora Omar Pia".split()
@@ -94,7 +95,7 @@ def main() -> None:
             svc.write_turns(api.WriteTurnsRequest(session_id="s-last", turns=[turn]))
             after_write.append(recall(query))
         active = len(svc.engine.active())
-        archived = len(svc.archived_items())
+        archived = svc.store.count_items(svc.tenant_id, svc.user_id, layers=[Layer.ARCHIVE])
     print(
         f"load average {os.getloadavg()[0]:.2f}; {args.turns} turns written in {written:.0f} s; "
         f"{active} active, {archived} archived"

@@ -95,6 +95,29 @@ def test_search_ranks_exactly_and_reports_layer_and_state(index: MilvusIndex) ->
     assert index.search("acme", "u1", query, k=10, layers=frozenset()) == []
 
 
+def test_a_tenant_search_spans_its_users_and_states_and_no_other_tenant(index: MilvusIndex) -> None:
+    rng = np.random.default_rng(9)
+    archived = [VectorRow(new_memory_id(), "u2", Layer.ARCHIVE, State.ARCHIVED, unit(rng)) for _ in range(4)]
+    acme = rows_for("u1", 8, rng) + rows_for("u2", 8, rng) + archived
+    globex = rows_for("u1", 8, rng)
+    index.upsert("acme", acme)
+    index.upsert("globex", globex)
+    for probe in globex[:3] + acme[:3]:
+        hits = index.search_tenant("acme", probe.vector, k=50)
+        assert [hit.memory_id for hit in hits] == [
+            r.memory_id for r in sorted(acme, key=lambda r: -float(r.vector @ probe.vector))
+        ]
+        owners = {r.memory_id: r.user_id for r in acme}
+        assert all(hit.user_id == owners[hit.memory_id] for hit in hits)
+    only_archived = index.search_tenant("acme", archived[0].vector, k=50, states=frozenset({State.ARCHIVED}))
+    assert {hit.memory_id for hit in only_archived} == {r.memory_id for r in archived}
+    assert index.search("acme", "u2", archived[0].vector, k=1, states=frozenset({State.ARCHIVED}))[0] == (
+        only_archived[0]
+    )
+    assert index.search_tenant("acme", archived[0].vector, k=5, states=frozenset()) == []
+    assert index.search_tenant("initech", archived[0].vector, k=5) == []
+
+
 def test_every_upsert_is_searchable_at_once(index: MilvusIndex) -> None:
     rng = np.random.default_rng(3)
     index.upsert("acme", rows_for("u1", 50, rng))
@@ -153,6 +176,11 @@ def test_hostile_identifiers_never_reach_milvus(index: MilvusIndex) -> None:
     for tenant, user in [('acme" or 1==1', "u1"), ("acme", 'u1" or user_id != "'), ("acme", "u1\n")]:
         with pytest.raises(InvalidIdentifier):
             index.search(tenant, user, query, k=3)
+    for states in [frozenset({'archived" or state != "'}), frozenset({"archived", "gone"})]:
+        with pytest.raises(InvalidIdentifier):
+            index.search_tenant("acme", query, k=3, states=states)  # type: ignore[arg-type]
+    with pytest.raises(InvalidIdentifier):
+        index.search_tenant('acme" or 1==1', query, k=3)
     with pytest.raises(InvalidIdentifier):
         index.delete("acme", ['m_1" or memory_id != "'])
 

@@ -7,16 +7,20 @@ a hit names its key ``id``), so differences show here.
 
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from actors.adapters.embedding import E5Embedder
 from actors.app.service import UserMemoryService
+from actors.core.memory import GateChanges, MemoryItem
 from actors.runtime.outbox import drain
 from actors.store.sql.store import MemoryStore
 from actors.store.vectors.filters import partition_name
 from actors.store.vectors.milvus import MilvusIndex
 from schemas import api
+from schemas.enums import Kind, Layer, State
+from schemas.settings import GatePolicy
 from tests.stack.test_sql_postgres import _drop_postgres_schema, _fresh_postgres_schema
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -109,3 +113,58 @@ def test_postgres_and_milvus_server_hold_one_memory(store, index, embedder) -> N
     assert carol and index.ids(acme, "carol") == carol
     query = embedder.embed_queries(["kiwi allergy"])[0]
     assert {hit.memory_id for hit in index.search(acme, "carol", query, k=5)} == carol
+
+
+ARCHIVE = [
+    "I learned to sail on Lake Geneva with my uncle",
+    "My first car was a red Fiat Panda",
+    "I broke my arm skiing in Zermatt",
+    "We adopted a cat called Miso from the shelter",
+    "I ran my first marathon in Berlin",
+    "I studied cello for six years as a child",
+    "My grandmother taught me to make pierogi",
+    "I worked one summer on a fishing boat in Alaska",
+]
+
+
+def test_an_archive_beyond_the_hosts_budget_is_recalled_through_the_milvus_server(
+    store, index, embedder
+) -> None:
+    tenant = f"t_{uuid.uuid4().hex[:10]}"
+    store.create_tenant(tenant, "Acme")
+    now = datetime.now(UTC)
+    items = []
+    for n, (content, vector) in enumerate(zip(ARCHIVE, embedder.embed_passages(ARCHIVE), strict=True)):
+        at = now - timedelta(days=30 + n)  # the first ones archived most recently
+        items.append(
+            MemoryItem(
+                tenant_id=tenant,
+                user_id="dana",
+                content=content,
+                kind=Kind.EVENT,
+                layer=Layer.ARCHIVE,
+                state=State.ARCHIVED,
+                embedding=vector.tobytes(),
+                created_at=at - timedelta(days=200),
+                updated_at=at,
+                last_accessed_at=at,
+                archived_at=at,
+            )
+        )
+    store.commit(GateChanges(upserted={i.memory_id: i for i in items}), tenant_id=tenant, user_id="dana")
+    synced(store, index)  # this process wrote them: a "Session" search sees them without waiting a tick
+
+    policy = GatePolicy(archive_memory_items=2)
+    dana = UserMemoryService(
+        tenant, "dana", store=store, embedder=embedder, policy=policy, vector_index=lambda: index
+    )
+    alone = UserMemoryService(tenant, "dana", store=store, embedder=embedder, policy=policy)
+    for n in (4, 6, 7):  # beyond the two the host keeps in memory
+        question = {4: "Which marathon did I run?", 6: "Who taught me to cook pierogi?"}.get(
+            n, "Did I ever work on a boat?"
+        )
+        hits = dana.recall(api.RecallRequest(query=question, k=3)).hits
+        assert hits and hits[0].memory.memory_id == items[n].memory_id and "archive" in hits[0].routes
+        without_index = alone.recall(api.RecallRequest(query=question, k=3)).hits
+        assert items[n].memory_id not in {h.memory.memory_id for h in without_index}
+    assert len(dana.archive_view().items) == 2

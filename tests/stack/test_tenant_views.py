@@ -2,6 +2,7 @@
 ``alert_review.py``): listing and searching a tenant's users with their tier usage, the tenant's policy,
 its alerts across users, and the audited resolve — each strictly inside the caller's tenant."""
 
+import time
 import uuid
 
 import pytest
@@ -158,3 +159,33 @@ def test_no_key_sees_nothing_and_the_rate_limit_counts_these_calls(http, sql_sto
     _, limited = new_key(sql_store, requests_per_minute=3)
     answers = [http.get("/v1/users", headers=headers(limited)).status_code for _ in range(4)]
     assert answers == [200, 200, 200, 429]
+
+
+def search(http, key, **body):
+    response = http.post("/v1/memories/search", json=body, headers=headers(key))
+    assert response.status_code == 200, response.text
+    return response.json()["hits"]
+
+
+def test_the_operators_search_finds_every_users_mentions_in_the_tenant_only(http, sql_store):
+    _, key_a = new_key(sql_store)
+    _, key_b = new_key(sql_store)
+    say(http, key_a, "alice", "s1", "Remember this: my neighbour Rosalind Okafor grows orchids")
+    say(http, key_a, "bob", "s1", "Remember this: I play chess with Rosalind Okafor on Sundays")
+    say(http, key_a, "bob", "s1", "Remember this: I keep bees on the roof")
+    say(http, key_b, "carol", "s1", "Remember this: Rosalind Okafor is my dentist")
+    deadline = time.monotonic() + 60  # the hosts' outbox reaches Milvus after the answer
+    while True:
+        hits = search(http, key_a, query="Rosalind Okafor", k=10)
+        mentioning = sorted(h["memory"]["user_id"] for h in hits if h["mentions"])
+        if mentioning == ["alice", "bob"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert mentioning == ["alice", "bob"]
+    assert [h["mentions"] for h in hits] == sorted((h["mentions"] for h in hits), reverse=True)
+    assert all("Okafor" not in h["memory"]["content"] or h["mentions"] for h in hits)
+    assert "carol" not in {h["memory"]["user_id"] for h in hits}
+    assert search(http, key_a, query="Rosalind Okafor", states=["archived"]) == []
+    refused = http.post("/v1/memories/search", json={"query": "x", "k": 500}, headers=headers(key_a))
+    assert refused.status_code == 422
+    assert http.post("/v1/memories/search", json={"query": "x"}).status_code == 401

@@ -296,9 +296,12 @@ def test_declared_facts_climb_to_core_and_a_full_core_alerts(http, sql_store, la
 # --- 5. style instructions become style slots ------------------------------------------------------------
 
 STYLE = {
-    ZH: (("回答控制在三句话以内", "style.reply_length", "三句话"), ("用表格回答我", "style.format", "表格")),
+    ZH: (
+        ("回答控制在三句话以内", "style.reply_length", "at most 3 sentences"),
+        ("用表格回答我", "style.format", "table"),
+    ),
     EN: (
-        ("Please keep answers to three sentences", "style.reply_length", "three sentences"),
+        ("Please keep answers to three sentences", "style.reply_length", "at most 3 sentences"),
         ("Answer me in a table", "style.format", "table"),
     ),
 }
@@ -306,17 +309,19 @@ STYLE = {
 
 @pytest.mark.parametrize("lang", [ZH, EN])
 def test_style_instructions_become_style_slots(http, tenant_key, lang):
+    # an instruction is kept as a value of the closed vocabulary (actors/core/style.py), stored and shown
+    # as the service's template, never in the words it was given in (docs/quality.md#7)
     key, user = tenant_key, f"style-{lang}"
     texts = [text for text, _, _ in STYLE[lang]]
     say(http, key, user, "s1", *texts)
     say(http, key, user, "s2", *texts)
     by_slot = {i["slot"]: i for i in active(http, key, user)}
-    for text, slot, words in STYLE[lang]:
+    for text, slot, value in STYLE[lang]:
         item = by_slot[slot]
-        assert words in item["value"] and item["value"] != "reply", item
-        assert item["state"] == "confirmed" and item["content"] == text
+        assert item["value"] == value and item["state"] == "confirmed", item
+        assert item["content"].endswith(value) and text not in item["content"]
     user_block = session(http, key, user, "s3")["user_block"]
-    assert all(words in user_block for _, _, words in STYLE[lang])
+    assert all(value in user_block for _, _, value in STYLE[lang])
 
 
 # --- 6. questions and bare secrets are not memories ------------------------------------------------------

@@ -1,7 +1,7 @@
 """The bounded gate (docs/design.md#the-bounded-gate): hard tier capacities; working overflow is compressed
 (same-slot items merge into a summary that keeps every source dialog id) or promoted, then the lowest-value
-items are archived — never deleted; core never evicts. Also decay, recall heat, restore from the archive, and
-forgetting.
+items are archived — never deleted; core never evicts. Also decay, recall heat, restore from the archive
+(forgetting is ``actors.core.forgetting``'s: the service reloads the engine after it).
 
 It records every change in the user's ``Ledger``. The one thing it asks of the frozen gate — whether a
 merged summary that is confirmed at once should freeze — it asks through the ``on_confirmed`` callback the
@@ -173,14 +173,3 @@ class BoundedGate:
                 item.last_accessed_at = now
                 ledger.touch(item)
         return ledger.drain()
-
-    def forget(self, memory_id: str) -> MemoryItem:
-        """Drop an item from the engine; the store deletes it and leaves the tombstone."""
-        ledger = self.ledger
-        item = ledger.get(memory_id)
-        del ledger.items[memory_id]
-        for other in ledger.items.values():
-            for links in (other.conflicts_with, other.complements, other.merged_from, other.supersedes):
-                if memory_id in links:
-                    links.remove(memory_id)
-        return item

@@ -29,10 +29,10 @@ from actors.core.gate.ledger import Ledger, Outcome, union
 from actors.core.gate.passes import CONSOLIDATION_ACTOR, BatchPasses, ConsolidationCounts
 from actors.core.gate.valuation import decay_score
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
-from actors.core.slots import refines, same_value, spec
+from actors.core.slots import is_vital, refines, same_value, spec
 from actors.language.tokens import same_words
 from schemas.enums import AlertKind, Kind, Layer, Polarity, Source, State
-from schemas.errors import InvalidInput
+from schemas.errors import InvalidInput, InvalidTransition
 from schemas.settings import GatePolicy
 
 __all__ = ["FREEZE_RULES", "GateEngine", "Outcome"]
@@ -109,7 +109,28 @@ class GateEngine:
     def confirm(
         self, memory_id: str, *, session_id: str | None = None, actor: str = "user", reason: str = ""
     ) -> GateChanges:
-        return self.frozen.confirm(memory_id, session_id=session_id, actor=actor, reason=reason)
+        """The user or an operator confirms a pending item. A pending challenge (a statement kept apart
+        because it contradicts a frozen or a vital fact) confirmed this way takes effect: the facts it
+        contradicts are superseded by it, a frozen one through an audited unfreeze."""
+        item = self.ledger.require_active(memory_id)
+        if item.state is not State.PENDING:
+            raise InvalidTransition(
+                f"memory {memory_id} is {item.state}, only pending items can be confirmed"
+            )
+        if session_id and session_id not in item.confirmed_sessions:
+            item.confirmed_sessions.append(session_id)
+        self.frozen.confirm_item(item, reason or "explicitly confirmed", actor)
+        for target in self._contradicted_by(item):
+            if target.memory_id not in item.conflicts_with:
+                continue
+            if target.is_frozen:
+                self.ledger.transition(
+                    target, State.UNFROZEN, "unfreeze", f"confirmed challenge {item.memory_id} applies", actor
+                )
+            self.ledger.supersede(target, item, actor)
+            item.conflicts_with.remove(target.memory_id)
+        self._after_statement(item, self.clock(), actor)
+        return self.ledger.drain()
 
     def freeze(self, memory_id: str, *, reason: str, actor: str) -> GateChanges:
         return self.frozen.freeze(memory_id, reason=reason, actor=actor)
@@ -142,11 +163,15 @@ class GateEngine:
     def record_access(self, memory_ids: Iterable[str]) -> GateChanges:
         return self.bounded.record_access(memory_ids)
 
-    def forget(self, memory_id: str) -> MemoryItem:
-        return self.bounded.forget(memory_id)
-
     def consolidate(self, actor: str = CONSOLIDATION_ACTOR) -> tuple[ConsolidationCounts, GateChanges]:
+        self.frozen.refreeze_due(actor)
         return self.passes.consolidate(actor)
+
+    def refreeze_due(self, actor: str = "system") -> GateChanges:
+        """Freeze again, unchanged, every item whose unfreeze window closed with no new value (the service
+        asks this before a recall or a session's context; a write and consolidation do it themselves)."""
+        self.frozen.refreeze_due(actor)
+        return self.ledger.drain()
 
     def restore_archived(
         self, items: Iterable[MemoryItem], *, actor: str, reason: str
@@ -160,6 +185,7 @@ class GateEngine:
     ) -> tuple[Outcome, GateChanges]:
         if not cand.content.strip():
             raise InvalidInput("empty memory content")
+        self.frozen.refreeze_due("system")
         outcome = self._admit(cand, near_duplicates, actor)
         self._engage_positively(cand, actor)
         return outcome, self.ledger.drain()
@@ -172,39 +198,75 @@ class GateEngine:
             return self._restate(restated, cand, now, actor)
         contradicted = self._contradicted_by(cand)
         frozen_conflicts = [i for i in contradicted if i.is_frozen]
-        corrects = bool(frozen_conflicts) and cand.is_correction and not retracts(cand, frozen_conflicts)
+        reopened = [i for i in contradicted if i.state is State.UNFROZEN]
+        if reopened and not frozen_conflicts:
+            return self._change_unfrozen(reopened[0], restated, cand, now, actor)
+        # an allergy, health or diet fact is never denied or changed by one utterance, correction or not
+        vital = [i for i in contradicted if is_vital(i.slot)]
+        corrects = (
+            bool(frozen_conflicts)
+            and cand.is_correction
+            and not vital
+            and not retracts(cand, frozen_conflicts)
+        )
         if restated is not None and not corrects:
             return self._restate(restated, cand, now, actor)
         if corrects:
             target = frozen_conflicts[0]
+            corrections = len(target.supersedes)
             self.frozen.modify_frozen(target, cand, reason="explicit correction", actor=actor, now=now)
             if restated is not None and restated.is_active and restated is not target:
                 # "Call me Sam" waited as a challenge; "actually my name is Sam" applied it: one fact now
                 self.ledger.supersede(restated, target, actor)
             self._after_statement(target, now, actor)
-            self._review_if_corrected_often(target)
+            self._review_if_corrected_often(target, corrections)
             return Outcome.of(target, "corrected", "frozen item unfrozen, changed and re-frozen")
         item = self._insert(cand, now, actor)
         if frozen_conflicts:
             self.frozen.record_frozen_conflict(item, frozen_conflicts, actor)
-            return Outcome.of(item, "conflict", "contradicts a frozen item; kept pending")
-        # a correction takes effect at once; a denial only where it denies something: "I don't have a dog
-        # anymore" said of no known dog is a statement like any other, not a core fact "pet: not dog"
-        corrected = (
-            cand.is_correction
-            and item.kind is not Kind.STATE
-            and (cand.polarity is Polarity.POSITIVE or bool(contradicted))
-        )
-        if corrected:
+            return Outcome.of(item, "conflict", "kept pending: contradicts a frozen fact")
+        if vital:
+            self.frozen.record_vital_retraction(item, vital, actor)
+            return Outcome.of(
+                item, "conflict", "kept pending: contradicts a vital fact until confirmed in another session"
+            )
+        # a correction supersedes the values it replaces and inherits their confirmation (never frozen:
+        # only a frozen item it replaces is re-frozen, above); with nothing to replace it is a statement
+        # like any other — "actually I moved to Rotterdam" from a new user is a pending fact, not core
+        replaced = contradicted if cand.is_correction and item.kind is not Kind.STATE else []
+        for old in replaced:
+            self.ledger.supersede(old, item, actor)
+        if any(old.state is State.CONFIRMED for old in replaced):
             self.ledger.transition(
-                item, State.CONFIRMED, "confirm", "explicit correction takes effect at once", actor
+                item, State.CONFIRMED, "confirm", "a correction inherits the value it replaces", actor
             )
             self.frozen.place_confirmed(item, actor)
-            self._review_if_corrected_often(item)
         elif len(item.confirmed_sessions) >= self.policy.confirmations_to_confirm:
             self.frozen.confirm_item(item, "restated in distinct sessions", actor)
+        if replaced:
+            self._review_if_corrected_often(item, max(len(old.supersedes) for old in replaced))
         self._after_statement(item, now, actor)
-        return Outcome.of(item, "corrected" if corrected else "created")
+        return Outcome.of(item, "corrected" if replaced else "created")
+
+    def _change_unfrozen(
+        self, target: MemoryItem, restated: MemoryItem | None, cand: Candidate, now: datetime, actor: str
+    ) -> Outcome:
+        """A statement against an item unfrozen by an audited unfreeze, within its window: the change the
+        unfreeze was for. A new value modifies the item and freezes it again; a denial supersedes it and
+        stays a confirmed statement (a withdrawn fact never freezes)."""
+        reason = "new value within the unfreeze window"
+        if retracts(cand, [target]):
+            item = restated if restated is not None and restated.is_active else self._insert(cand, now, actor)
+            self.ledger.supersede(target, item, actor)
+            if item.state is State.PENDING:
+                self.ledger.transition(item, State.CONFIRMED, "confirm", reason, actor)
+                self.frozen.place_confirmed(item, actor)
+            return Outcome.of(item, "corrected", "replaces the fact unfrozen for a change")
+        self.frozen.modify_frozen(target, cand, reason=reason, actor=actor, now=now)
+        if restated is not None and restated.is_active and restated is not target:
+            self.ledger.supersede(restated, target, actor)
+        self._after_statement(target, now, actor)
+        return Outcome.of(target, "corrected", "the unfrozen fact changed and frozen again")
 
     def _engage_positively(self, cand: Candidate, actor: str) -> None:
         """A positive statement about what a negative memory rejects — the same slot and value, positive
@@ -294,7 +356,7 @@ class GateEngine:
             # a statement against a frozen fact, made again: still not applied; each session counts
             for target in challenged:
                 self.frozen.review_if_contested(target)
-            return Outcome.of(item, "conflict", "restates a challenge to a frozen item; kept apart")
+            return Outcome.of(item, "conflict", "kept pending: restates a challenge to a frozen fact")
         return Outcome.of(item, "confirmed", "restatement of an existing memory")
 
     def _insert(self, cand: Candidate, now: datetime, actor: str) -> MemoryItem:
@@ -338,6 +400,13 @@ class GateEngine:
             settled = item.state in (State.CONFIRMED, State.FROZEN)
             if item.kind is Kind.STATE or settled:
                 self.ledger.supersede(other, item, actor)
+                continue
+            if is_vital(other.slot):
+                # unconfirmed statements do not wear a vital fact down: it waits for one to be confirmed
+                other.conflicts_with = union(other.conflicts_with, [item.memory_id])
+                item.conflicts_with = union(item.conflicts_with, [other.memory_id])
+                self.ledger.touch(other)
+                self.ledger.touch(item)
                 continue
             before = other.snapshot()
             other.contradiction_count += 1
@@ -389,10 +458,11 @@ class GateEngine:
             and o.polarity is item.polarity
         ]
 
-    def _review_if_corrected_often(self, item: MemoryItem) -> None:
+    def _review_if_corrected_often(self, item: MemoryItem, before: int) -> None:
         """A fact the user corrected ``contradictions_to_review`` times (each correction leaves the old value
-        in ``supersedes``) raises a review once: which value holds, or is something misread?"""
-        if len(item.supersedes) >= self.policy.contradictions_to_review:
+        in ``supersedes``, a replaced item hands its own on) raises a review once, when the count reaches
+        it (``before`` is the count of the value corrected): which value holds, or is something misread?"""
+        if before < self.policy.contradictions_to_review <= len(item.supersedes):
             self.ledger.alert(
                 AlertKind.REPEATED_CORRECTION,
                 item.memory_id,

@@ -9,13 +9,13 @@ which it asks of the bounded gate (``BoundedGate.make_room``) — the one call i
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from actors.core.gate.bounded import BoundedGate
 from actors.core.gate.ledger import Ledger, union
 from actors.core.gate.valuation import eviction_value
 from actors.core.memory import Candidate, GateChanges, MemoryItem, content_hash
-from actors.core.slots import is_temporary, spec
+from actors.core.slots import is_temporary, is_withdrawal, spec
 from schemas.enums import AlertKind, Kind, Layer, Source, State
 from schemas.errors import CapacityError, InvalidInput, InvalidTransition
 from schemas.ids import new_memory_id
@@ -27,6 +27,7 @@ FREEZE_RULES = (
     "preference_restated",
     "inferred_high_confidence",
     "explicit_freeze",
+    "unfreeze_window_closed",
 )
 
 
@@ -35,25 +36,14 @@ class FrozenGate:
         self.ledger = ledger
         self.bounded = bounded
 
-    def confirm(
-        self, memory_id: str, *, session_id: str | None = None, actor: str = "user", reason: str = ""
-    ) -> GateChanges:
-        item = self.ledger.require_active(memory_id)
-        if item.state is not State.PENDING:
-            raise InvalidTransition(
-                f"memory {memory_id} is {item.state}, only pending items can be confirmed"
-            )
-        if session_id and session_id not in item.confirmed_sessions:
-            item.confirmed_sessions.append(session_id)
-        self.confirm_item(item, reason or "explicitly confirmed", actor)
-        return self.ledger.drain()
-
     def freeze(self, memory_id: str, *, reason: str, actor: str) -> GateChanges:
         item = self.ledger.require_active(memory_id)
         if item.state not in (State.CONFIRMED, State.UNFROZEN):
             raise InvalidTransition(f"memory {memory_id} is {item.state}: only confirmed items can be frozen")
         if item.kind is Kind.STATE or is_temporary(item.slot):
             raise InvalidTransition("temporary states never freeze")
+        if is_withdrawal(item.slot, item.polarity):
+            raise InvalidTransition("a withdrawn fact never freezes")
         if not self._core_has_room(item):
             self.ledger.alert(AlertKind.CORE_FULL, item.memory_id, "core is full: freeze refused", [])
             held = self.ledger.count(Layer.CORE)
@@ -77,7 +67,11 @@ class FrozenGate:
         if not reason.strip() or not dialog_id.strip():
             raise InvalidInput("unfreeze needs a reason and the source dialog id")
         if new_content is None:
+            # the window opens: a statement of a new value in it is the change (``GateEngine``); when it
+            # closes, ``refreeze_due`` freezes the item again unchanged. ``frozen_at`` of an unfrozen item
+            # is when its window opened.
             self.ledger.transition(item, State.UNFROZEN, "unfreeze", reason, actor, [dialog_id])
+            item.frozen_at = self.ledger.clock()
             return self.ledger.drain()
         cand = Candidate(
             content=new_content,
@@ -97,8 +91,10 @@ class FrozenGate:
     def modify_frozen(
         self, item: MemoryItem, cand: Candidate, *, reason: str, actor: str, now: datetime
     ) -> None:
-        """frozen → unfrozen → modified → frozen; the old value stays as a superseded history row."""
-        self.ledger.transition(item, State.UNFROZEN, "unfreeze", reason, actor, cand.dialog_ids)
+        """frozen → unfrozen → modified → frozen; the old value stays as a superseded history row. An item
+        already unfrozen (its window open) is modified and frozen again."""
+        if item.state is State.FROZEN:
+            self.ledger.transition(item, State.UNFROZEN, "unfreeze", reason, actor, cand.dialog_ids)
         history = item.copy()
         history.memory_id = new_memory_id()
         history.state = State.SUPERSEDED
@@ -161,6 +157,33 @@ class FrozenGate:
             )
             self.review_if_contested(target)
 
+    def record_vital_retraction(self, item: MemoryItem, vital: list[MemoryItem], actor: str) -> None:
+        """A statement that denies or changes an allergy, health or diet fact not frozen: linked to it and
+        kept pending, with a ``vital_retraction`` alert; it takes effect once confirmed in another session
+        or through the API (``GateEngine.confirm``), never on its own."""
+        item.conflicts_with = union(item.conflicts_with, [v.memory_id for v in vital])
+        self.ledger.touch(item)
+        for target in vital:
+            self.ledger.alert(
+                AlertKind.VITAL_RETRACTION,
+                target.memory_id,
+                f"new statement {item.memory_id} contradicts vital fact {target.memory_id} ({target.slot}); "
+                "kept pending until confirmed in another session or through the API",
+                [item.memory_id],
+            )
+
+    def refreeze_due(self, actor: str) -> None:
+        """Every unfrozen item whose unfreeze window has closed is frozen again, unchanged."""
+        window = timedelta(seconds=self.ledger.policy.unfreeze_window_seconds)
+        now = self.ledger.clock()
+        for item in self.ledger.active():
+            if item.state is not State.UNFROZEN or (
+                item.frozen_at is not None and now - item.frozen_at < window
+            ):
+                continue
+            if self._core_has_room(item):
+                self._freeze(item, "unfreeze_window_closed", actor, "no new value within the unfreeze window")
+
     def review_if_contested(self, target: MemoryItem) -> None:
         """A frozen item contradicted in ``contradictions_to_review`` statements — distinct challengers, or
         one challenge restated in distinct sessions — opens a review (once); the fact itself stays."""
@@ -178,7 +201,14 @@ class FrozenGate:
             )
 
     def _freeze_rule(self, item: MemoryItem) -> str | None:
+        """The rule that freezes a confirmed item, if any. Every rule needs the confirmations of
+        ``confirmations_to_confirm`` distinct sessions, so no single utterance (however worded: a
+        correction, "remember this", an API confirm) freezes anything; a withdrawn fact never freezes."""
         if item.state is not State.CONFIRMED or item.kind is Kind.STATE or is_temporary(item.slot):
+            return None
+        if len(item.confirmed_sessions) < self.ledger.policy.confirmations_to_confirm:
+            return None
+        if is_withdrawal(item.slot, item.polarity):
             return None
         items = self.ledger.items
         if any(items.get(c) is not None and items[c].is_active for c in item.conflicts_with):

@@ -10,6 +10,7 @@ import math
 from datetime import datetime
 
 from actors.core.memory import MemoryItem
+from actors.core.slots import is_withdrawal
 from schemas.enums import Polarity
 from schemas.settings import GatePolicy
 
@@ -28,8 +29,9 @@ def decay_score(item: MemoryItem, policy: GatePolicy, now: datetime) -> float:
 
 
 def negative_weight(item: MemoryItem, policy: GatePolicy, now: datetime) -> float:
-    """1.2 for a negative memory during its priority window, until the user engages positively 3 times."""
-    if item.polarity is not Polarity.NEGATIVE:
+    """1.2 for a negative memory during its priority window, until the user engages positively 3 times. A
+    withdrawn fact ("shellfish is fine for me now") is no rejection: it weighs 1.0."""
+    if item.polarity is not Polarity.NEGATIVE or is_withdrawal(item.slot, item.polarity):
         return 1.0
     if item.positive_engagements >= policy.positive_engagements_to_demote:
         return 1.0

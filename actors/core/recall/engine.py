@@ -5,6 +5,9 @@ The engine knows nothing of the service: it receives the user's active view, a l
 the policy and the time, runs the routes of ``actors.core.recall.routes`` (a registry: a route is one class
 and one entry) over the active and — unless the caller leaves it out — the archived items together (the
 bounded gate bounds what a context holds, not what recall may search), and returns domain ``Hit`` records.
+The archive searched is what the host holds of it, and — when the user's archive is larger than that and
+the query reaches further (``ArchiveView.reach``: a weak recall, an old period) — the items beyond it that
+the vector index and SQL find for the query.
 
 Fusion. A memory's ``relevance`` folds each route's score through that route's ``lift``; then ``total =
 w_sem·relevance + min(relevance, 1)·(w_time·time_decay + w_imp·importance)`` (``GatePolicy.fusion``: 0.55 /
@@ -27,9 +30,10 @@ import numpy as np
 from actors.adapters.tracing import span
 from actors.core.gate.valuation import days_between, negative_weight
 from actors.core.memory import MemoryItem
-from actors.core.recall.routes import DEFAULT_ROUTES, Found, Query, Route, Searched
+from actors.core.recall.routes import DEFAULT_ROUTES, TIME_SLACK, Found, Query, Route, Searched
 from actors.core.recall.view import ActiveView, ArchiveView
 from actors.language.keywords import asks_about_the_past, tokenize
+from actors.language.periods import Period, named_period
 from actors.language.tokens import same_words
 from schemas.enums import State
 from schemas.settings import GatePolicy
@@ -94,11 +98,24 @@ class RecallEngine:
         if not include_archive:
             return Searched(view, view.items, similarities, [view.keywords])
         with span("recall.archive_parts"):
-            parts = self.archive().parts()
+            archive = self.archive()
+            parts = archive.parts()
+        similarities = np.concatenate([similarities, *(part.vectors @ query.vector for part in parts)])
+        period = named_period(query.text, query.now)
+        told = None if period is None else Period(period.start, period.end + TIME_SLACK)
+        best = float(similarities.max()) if len(similarities) else -1.0
+        reach = archive.reach(best, told, self.policy.archive_search_below)
+        if reach:
+            with span("recall.archive_beyond", weak=reach.weak, old_period=reach.old_period) as current:
+                beyond = archive.beyond(reach, query.vector, told, query.depth)
+                current.set_attribute("items", 0 if beyond is None else len(beyond.items))
+            if beyond is not None:
+                parts = [*parts, beyond]
+                similarities = np.concatenate([similarities, beyond.vectors @ query.vector])
         return Searched(
             view,
             view.items + [item for part in parts for item in part.items],
-            np.concatenate([similarities, *(part.vectors @ query.vector for part in parts)]),
+            similarities,
             [view.keywords, *(part.keywords for part in parts)],
         )
 

@@ -1,7 +1,8 @@
 """One user's memories as recall reads them, kept in memory beside the gate engine: the active items with
 their vectors as one normalized float32 matrix, the BM25 postings of their words, the entity graph, and —
-loaded on first need — the archive with its vectors in int8 and postings of its own (docs/architecture.md,
-"In-memory routes").
+loaded on first need — the newest part of the archive (up to the policy's ``archive_memory_items``) with its
+vectors in int8 and postings of its own (docs/architecture.md, "In-memory routes"). An archive beyond that
+budget is reached through a ``DeepArchive`` (the vector index and SQL), and only when a query needs it.
 
 The bounded gate caps the active items (1,250 by default), so the semantic route over them is one matrix
 product and the keyword route one BM25 pass: no vector-index call on the hot path. Each structure is built
@@ -15,12 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 
 from actors.core.memory import MemoryItem
 from actors.core.relations import EntityGraph
 from actors.language.keywords import BM25, tokenize
+from actors.language.periods import Period
 from schemas.enums import Layer, State
 
 
@@ -146,23 +149,61 @@ class ArchivePart:
         )
 
 
+class DeepArchive(Protocol):
+    """The user's archived items beyond what memory holds, searched where they are stored."""
+
+    def nearest(self, vector: np.ndarray, depth: int) -> list[MemoryItem]:
+        """The ``depth`` archived items nearest the vector, over the whole archive."""
+        ...
+
+    def told_within(self, period: Period, depth: int) -> list[MemoryItem]:
+        """Up to ``depth`` archived items said within the period (newest first)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Reach:
+    """Why a recall reads the archive beyond memory: the in-memory recall is weak (no searched item is as
+    similar to the query as the policy's ``archive_search_below``), or the question names a period that
+    begins before the oldest archived item memory holds."""
+
+    weak: bool
+    old_period: bool
+
+    def __bool__(self) -> bool:
+        return self.weak or self.old_period
+
+
 def _reads_alike(old: MemoryItem, new: MemoryItem) -> bool:
     """Whether recall reads the same of the two versions of an item (a change of heat, say, is not seen)."""
     return (old.content, old.source_text, old.embedding) == (new.content, new.source_text, new.embedding)
 
 
 class ArchiveView:
-    """The user's archived items (the newest ``limit``), loaded once from SQL and then kept in step with
-    every change the service commits. Kept in two parts: the archive as it settled and what entered it
-    since, so that the item a write evicts costs a rebuild of the small part only; a part is rebuilt when one
-    of its items leaves it or changes what recall reads, and the recent part joins the settled one once it
-    holds ``MERGE_AT`` items."""
+    """The user's newest archived items (``budget`` of them), loaded once from SQL and then kept in step with
+    every change the service commits; the rest of the archive, if any, through ``deep``. Kept in two parts:
+    the archive as it settled and what entered it since, so that the item a write evicts costs a rebuild of
+    the small part only; a part is rebuilt when one of its items leaves it or changes what recall reads, and
+    the recent part joins the settled one once it holds ``MERGE_AT`` items — the moment the oldest items
+    beyond the budget leave memory (so memory holds at most ``budget + MERGE_AT`` archived items)."""
 
     MERGE_AT = 256
 
-    def __init__(self, load: Callable[[], list[MemoryItem]], dim: int):
+    def __init__(
+        self,
+        load: Callable[[int], list[MemoryItem]],
+        dim: int,
+        budget: int,
+        deep: DeepArchive | None = None,
+    ):
+        """``load(limit)``: the newest ``limit`` archived items, most recently archived first."""
         self.dim = dim
-        self.items: dict[str, MemoryItem] = {item.memory_id: item for item in load()}
+        self.budget = budget
+        self.deep = deep
+        loaded = load(budget + 1)
+        #: whether memory holds the whole archive (then nothing is searched beyond it)
+        self.complete = len(loaded) <= budget
+        self.items: dict[str, MemoryItem] = {item.memory_id: item for item in loaded[:budget]}
         self._tokenized = {"settled": Tokenized(), "recent": Tokenized()}
         self._settled: list[str] = list(self.items)
         self._recent: list[str] = []
@@ -197,6 +238,16 @@ class ArchiveView:
             self._settled += self._recent
             self._recent = []
             self._built = {"settled": None, "recent": None}
+            self._keep_newest()
+
+    def _keep_newest(self) -> None:
+        """Hand the oldest archived items beyond the budget over to the deep archive."""
+        if len(self.items) <= self.budget:
+            return
+        oldest_first = sorted(self.items.values(), key=lambda i: (i.archived_at or i.created_at, i.memory_id))
+        for item in oldest_first[: len(self.items) - self.budget]:
+            del self.items[item.memory_id]
+        self.complete = False
 
     def _replace(self, item: MemoryItem) -> None:
         for part in self._built.values():
@@ -209,7 +260,7 @@ class ArchiveView:
                 self._built[name] = None
 
     def parts(self) -> list[ArchivePart]:
-        """The archive's parts, each built on first need after it changed."""
+        """The in-memory archive's parts, each built on first need after it changed."""
         parts = []
         for name, ids in (("settled", self._settled), ("recent", self._recent)):
             part = self._built[name]
@@ -221,3 +272,30 @@ class ArchiveView:
                 )
             parts.append(part)
         return parts
+
+    def reach(self, best_similarity: float, told: Period | None, weak_below: float) -> Reach:
+        """Whether a query reads beyond memory: never when memory holds the whole archive (or nothing holds
+        the rest); else when ``best_similarity`` (the best of the items searched in memory) is below
+        ``weak_below``, or the period it names (``told``: as the time route reads it) begins before the
+        oldest archived item held here was said."""
+        if self.complete or self.deep is None:
+            return Reach(weak=False, old_period=False)
+        oldest = min((item.created_at for item in self.items.values()), default=None)
+        return Reach(
+            weak=best_similarity < weak_below,
+            old_period=told is not None and (oldest is None or told.start < oldest),
+        )
+
+    def beyond(self, reach: Reach, vector: np.ndarray, told: Period | None, depth: int) -> ArchivePart | None:
+        """The archived items beyond memory that this query reaches (none held here), as a part of their
+        own: the ``depth`` nearest the vector over the whole archive when recall is weak, those said within
+        the named period when it is old."""
+        if not reach or self.deep is None:
+            return None
+        found: dict[str, MemoryItem] = {}
+        if reach.weak:
+            found.update((item.memory_id, item) for item in self.deep.nearest(vector, depth))
+        if reach.old_period and told is not None:
+            found.update((item.memory_id, item) for item in self.deep.told_within(told, depth))
+        items = [item for memory_id, item in found.items() if memory_id not in self.items]
+        return ArchivePart.build(items, self.dim, Tokenized()) if items else None

@@ -1,16 +1,22 @@
 """Forgetting (docs/trust.md#4-erasure): what is removed, what is scrubbed, and the tombstone that is left.
 
+What goes with one item (the summaries that merged it, its words in other items' turn texts) is decided
+by ``actors.core.forgetting``; this module removes and rewrites the rows.
+
 Forgetting one item also drops the user's session snapshots: a snapshot is a rendered cache of memories
 and may quote the forgotten content, and privacy wins over prefix-cache stability (the next turn renders a
 fresh one). Alerts about the item go too, since their messages may quote it.
 """
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, delete, select, update
 from sqlalchemy.orm import Session
 
+from actors.core.memory import MemoryItem
+from actors.store.sql.mapping import item_columns
 from actors.store.sql.tables import (
     AlertRow,
     AppliedRequestRow,
@@ -105,3 +111,18 @@ def forget_item_rows(
             at=at,
         )
     )
+
+
+def rewrite_turn_texts(session: Session, tenant_id: str, user_id: str, items: Sequence[MemoryItem]) -> None:
+    """Store the cut turn text (``source_text``) of items that stay while a sibling is forgotten."""
+    for item in items:
+        session.execute(
+            update(MemoryItemRow)
+            .where(
+                MemoryItemRow.tenant_id == tenant_id,
+                MemoryItemRow.user_id == user_id,
+                MemoryItemRow.memory_id == item.memory_id,
+            )
+            .values(item_columns(item, ("source_text",))),
+            execution_options=_NO_SYNC,
+        )

@@ -10,8 +10,9 @@ records), ``commit`` (one change set, all or nothing), ``forget`` (erasure and t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any, Self
 
 from sqlalchemy import ColumnElement, Select, func, select
@@ -23,7 +24,7 @@ from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcno
 from actors.store.sql import ownership
 from actors.store.sql.commit import apply_changes, scope_of
 from actors.store.sql.engine import WRITE_OPTION, build_engine, scrub_sqlite_log, translated_errors
-from actors.store.sql.forget import erase_user_rows, forget_item_rows
+from actors.store.sql.forget import erase_user_rows, forget_item_rows, rewrite_turn_texts
 from actors.store.sql.jobs import INDEXED, JobRecords
 from actors.store.sql.mapping import alert_from_row, event_from_row, item_from_record
 from actors.store.sql.ownership import Fence, OutboxEntry
@@ -254,14 +255,21 @@ class MemoryStore:
         *,
         content_hash: str | None = None,
         slot: str | None = None,
+        memory_ids: Collection[str] | None = None,
+        created: tuple[datetime, datetime] | None = None,
         limit: int = 50,
     ) -> list[MemoryItem]:
-        """Items in the archive layer, most recently archived first."""
+        """Items in the archive layer, most recently archived first; optionally only those with this content
+        hash, slot, one of these ids, or created in ``[start, end)``."""
         query = select(_ITEMS).where(*_user_scope(tenant_id, user_id), MemoryItemRow.layer == Layer.ARCHIVE)
         if content_hash is not None:
             query = query.where(MemoryItemRow.content_hash == content_hash)
         if slot is not None:
             query = query.where(MemoryItemRow.slot == slot)
+        if memory_ids is not None:
+            query = query.where(MemoryItemRow.memory_id.in_(list(memory_ids)))
+        if created is not None:
+            query = query.where(MemoryItemRow.created_at >= created[0], MemoryItemRow.created_at < created[1])
         query = query.order_by(MemoryItemRow.archived_at.desc().nulls_last(), MemoryItemRow.memory_id)
         return self._items("find_archived", query.limit(limit))
 
@@ -408,11 +416,27 @@ class MemoryStore:
         reason: str,
         actor: str,
         fence: Fence | None = None,
+        also: Sequence[str] = (),
+        rewritten: Sequence[MemoryItem] = (),
     ) -> None:
+        """Forget one item and ``also`` those that go with it (``actors.core.forgetting``), and store the
+        cut turn texts of the ``rewritten`` items, in one transaction; then scrub SQLite's log."""
+        at = utcnow()
         with self._writing("forget_item") as session:
             ownership.check_fence(session, tenant_id, user_id, fence)
-            forget_item_rows(session, tenant_id, user_id, memory_id, reason=reason, actor=actor, at=utcnow())
-            ownership.stage(session, tenant_id, user_id, "delete", [memory_id])
+            forget_item_rows(session, tenant_id, user_id, memory_id, reason=reason, actor=actor, at=at)
+            for other in also:
+                forget_item_rows(
+                    session,
+                    tenant_id,
+                    user_id,
+                    other,
+                    reason=f"with {memory_id}: {reason}",
+                    actor=actor,
+                    at=at,
+                )
+            rewrite_turn_texts(session, tenant_id, user_id, rewritten)
+            ownership.stage(session, tenant_id, user_id, "delete", [memory_id, *also])
         self._scrub()
 
     # the host runtime: ownership and the index outbox

@@ -1,5 +1,5 @@
 """Tenant-wide queries for operators (the web console, through ``actors.app.tenant_view``): which users a
-tenant has and how full each user's memory is.
+tenant has and how full each user's memory is, and the items the operator's search found.
 
 ``TenantViewStore`` is the SQL store plus these read-only queries; like every store query they are scoped by
 the caller's tenant and use bound parameters only (a search string is matched with ``LIKE`` under escaping,
@@ -8,12 +8,15 @@ so ``%`` and ``_`` in it match themselves).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from actors.core.memory import MemoryItem
+from actors.store.sql.mapping import item_from_record
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tables import AlertRow, MemoryItemRow
 from schemas.enums import ACTIVE_STATES, AlertStatus, Layer, State
@@ -90,3 +93,14 @@ class TenantViewStore(MemoryStore):
         for user_id, n in session.execute(alerts):
             counts[user_id].open_alerts = n
         return counts
+
+    def tenant_items(self, tenant_id: str, memory_ids: Collection[str]) -> list[MemoryItem]:
+        """The tenant's items with these ids, whichever user holds them (the operator's search reads its
+        hits back here: only what SQL still holds, in the tenant asked about)."""
+        if not memory_ids:
+            return []
+        query = select(MemoryItemRow.__table__).where(
+            MemoryItemRow.tenant_id == tenant_id, MemoryItemRow.memory_id.in_(list(memory_ids))
+        )
+        with self._reading("tenant_items") as session:
+            return [item_from_record(record) for record in session.execute(query).mappings()]

@@ -72,6 +72,13 @@ def user_filter(
     return " and ".join(clauses)
 
 
+def tenant_filter(states: Iterable[State] | None = None) -> str:
+    """Every row of the partition searched (``ALL_ROWS``), optionally only those in ``states``."""
+    if states is None:
+        return ALL_ROWS
+    return f"{ALL_ROWS} and state in {_quoted(checked_states(states))}"
+
+
 def ids_filter(memory_ids: Iterable[str]) -> str:
     """``memory_id in ["m_…", …]`` in the given order, duplicates dropped."""
     unique = dict.fromkeys(check_memory_id(memory_id) for memory_id in memory_ids)

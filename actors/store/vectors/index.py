@@ -3,7 +3,10 @@
 One real implementation (``actors.store.vectors.milvus.MilvusIndex``: one partition per tenant, every search
 inside the tenant's partition then filtered by user) and an in-memory fake for unit tests.
 
-(Contract written first; implementations land with the vector-store work.)
+Two kinds of read: one user's nearest items (recall's archive beyond the in-memory budget, the restore job's
+candidates) and one tenant's nearest items across its users (the operator's search for access and erasure
+requests). Both run inside the tenant's partition; neither takes a filter from the caller, only ids and enum
+members that ``actors.store.vectors.filters`` validates.
 """
 
 from dataclasses import dataclass
@@ -29,6 +32,7 @@ class VectorHit:
     score: float  # cosine similarity (inner product of unit vectors)
     layer: Layer
     state: State
+    user_id: str
 
 
 class VectorIndex(Protocol):
@@ -47,8 +51,15 @@ class VectorIndex(Protocol):
         vector: np.ndarray,
         k: int,
         layers: frozenset[Layer] | None = None,
+        states: frozenset[State] | None = None,
     ) -> list[VectorHit]:
         """Nearest items of one user inside the tenant's partition, best first."""
+        ...
+
+    def search_tenant(
+        self, tenant_id: str, vector: np.ndarray, k: int, states: frozenset[State] | None = None
+    ) -> list[VectorHit]:
+        """Nearest items of any user of the tenant, best first: the operator's search."""
         ...
 
     def ids(self, tenant_id: str, user_id: str | None = None) -> set[str]:

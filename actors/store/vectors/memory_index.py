@@ -79,7 +79,23 @@ class InMemoryIndex:
         states: frozenset[State] | None = None,
     ) -> list[VectorHit]:
         """Nearest items of one user inside the tenant, best first; ties broken by memory id."""
-        check_user_id(user_id)
+        return self._nearest(tenant_id, check_user_id(user_id), vector, k, layers, states)
+
+    def search_tenant(
+        self, tenant_id: str, vector: np.ndarray, k: int, states: frozenset[State] | None = None
+    ) -> list[VectorHit]:
+        """Nearest items of any user of the tenant, best first; ties broken by memory id."""
+        return self._nearest(tenant_id, None, vector, k, None, states)
+
+    def _nearest(
+        self,
+        tenant_id: str,
+        user_id: str | None,
+        vector: np.ndarray,
+        k: int,
+        layers: frozenset[Layer] | None,
+        states: frozenset[State] | None,
+    ) -> list[VectorHit]:
         query = checked_vector(vector, self.dim)
         wanted_layers = None if layers is None else set(checked_layers(layers))
         wanted_states = None if states is None else set(checked_states(states))
@@ -87,7 +103,7 @@ class InMemoryIndex:
             candidates = [
                 (memory_id, entry)
                 for memory_id, entry in self._rows(tenant_id).items()
-                if entry.user_id == user_id
+                if user_id in (None, entry.user_id)
                 and (wanted_layers is None or entry.layer in wanted_layers)
                 and (wanted_states is None or entry.state in wanted_states)
             ]
@@ -96,7 +112,13 @@ class InMemoryIndex:
         scores = np.stack([entry.vector for _, entry in candidates]) @ query
         ranked = sorted(range(len(candidates)), key=lambda i: (-scores[i], candidates[i][0]))[:k]
         return [
-            VectorHit(candidates[i][0], float(scores[i]), candidates[i][1].layer, candidates[i][1].state)
+            VectorHit(
+                candidates[i][0],
+                float(scores[i]),
+                candidates[i][1].layer,
+                candidates[i][1].state,
+                candidates[i][1].user_id,
+            )
             for i in ranked
         ]
 

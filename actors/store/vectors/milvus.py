@@ -58,6 +58,7 @@ from actors.store.vectors.filters import (
     checked_vector,
     ids_filter,
     partition_name,
+    tenant_filter,
     user_filter,
 )
 from actors.store.vectors.index import VectorHit, VectorRow
@@ -229,9 +230,21 @@ class MilvusIndex:
     ) -> list[VectorHit]:
         """Nearest items of one user inside the tenant's partition, best first (exact inner product)."""
         expr = user_filter(user_id, layers, states)
+        none_wanted = layers is not None and not layers or states is not None and not states
+        return self._nearest(tenant_id, expr, vector, 0 if none_wanted else k)
+
+    def search_tenant(
+        self, tenant_id: str, vector: np.ndarray, k: int, states: frozenset[State] | None = None
+    ) -> list[VectorHit]:
+        """Nearest items of any user of the tenant, best first: the operator's search."""
+        expr = tenant_filter(states)
+        return self._nearest(tenant_id, expr, vector, 0 if states is not None and not states else k)
+
+    def _nearest(self, tenant_id: str, expr: str, vector: np.ndarray, k: int) -> list[VectorHit]:
+        """The ``k`` best rows of the tenant's partition that ``expr`` (built by ``filters``) matches."""
         query = checked_vector(vector, self.dim).tolist()
         name = partition_name(tenant_id)
-        if k < 1 or layers is not None and not layers or states is not None and not states:
+        if k < 1:
             return []
         found = self._run(
             lambda: self._client.search(
@@ -240,7 +253,7 @@ class MilvusIndex:
                 filter=expr,
                 limit=min(k, MAX_LIMIT),
                 # the key by name: hits carry it as "memory_id" in milvus-lite, as "id" in Milvus 2.3
-                output_fields=["memory_id", "layer", "state"],
+                output_fields=["memory_id", "user_id", "layer", "state"],
                 partition_names=[name],
                 search_params={"metric_type": _INDEX["metric_type"]},
                 consistency_level="Session",
@@ -254,6 +267,7 @@ class MilvusIndex:
                 score=float(hit["distance"]),
                 layer=Layer(hit["entity"]["layer"]),
                 state=State(hit["entity"]["state"]),
+                user_id=hit["entity"]["user_id"],
             )
             for hit in found[0]
         ]

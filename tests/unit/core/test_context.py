@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from actors.adapters.embedding import HashEmbedder
 from actors.app.service import UserMemoryService
-from actors.core.context import BUDGET_SPLIT, ENTRY_DELIMITER, HEADERS, fit, render_session_context
+from actors.core.context import BUDGET_SPLIT, ENTRY_DELIMITER, HEADERS, PREAMBLE, fit, render_session_context
 from actors.core.memory import MemoryItem
 from actors.store.sql.store import MemoryStore
 from schemas import api
@@ -74,9 +74,10 @@ def test_core_facts_are_templated_and_sections_follow_the_split():
     ]
     context = render_session_context(active, POLICY, "s9", NOW)
     assert context.sections["core"].splitlines() == ["- residence: Suzhou", "- allergy: Peanut"]
-    assert "- music [2026-02-28]: I love jazz" in context.sections["profile"]
-    assert "[2026-02-28] went hiking with Bob" in context.sections["recent"]
-    assert context.sections["state"] == "- cooking is so annoying today"
+    assert '- music [2026-02-28]: "I love jazz"' in context.sections["profile"]
+    assert '[2026-02-28] "went hiking with Bob"' in context.sections["recent"]
+    assert context.sections["state"] == '- "cooking is so annoying today"'
+    assert context.text.startswith(PREAMBLE)
     assert (
         context.text.index("# Core facts") < context.text.index("# Profile") < context.text.index("# Recent")
     )
@@ -96,9 +97,9 @@ def test_slot_values_show_in_the_users_own_words_and_style_as_instructed():
         item("I'm allergic to shellfish", slot="basic.allergy", value="shellfish", **frozen),
         item("我喜欢吃火锅", slot="preference.food", value="hotpot", kind=Kind.PREFERENCE),
         item(
-            "Please keep answers to three sentences",
+            "reply length: at most 3 sentences",
             slot="style.reply_length",
-            value="keep answers to three sentences",
+            value="at most 3 sentences",
             kind=Kind.PREFERENCE,
         ),
     ]
@@ -110,7 +111,7 @@ def test_slot_values_show_in_the_users_own_words_and_style_as_instructed():
     }
     assert context.user_block.split(ENTRY_DELIMITER)[-2:] == [
         "food: 火锅",
-        "reply length: keep answers to three sentences",
+        "reply length: at most 3 sentences",
     ]
 
 
@@ -126,7 +127,8 @@ def test_values_written_in_other_words_show_as_written_and_members_by_role_and_n
     entries = render_session_context(active, POLICY, "s9", NOW).user_block.split(ENTRY_DELIMITER)
     assert {"food: Ramen", "reply length: 简短"} <= set(entries)
     (tones,) = [e for e in entries if e.startswith("tone: ")]
-    assert set(tones.removeprefix("tone: ").split("; ")) == {"short", "幽默"}
+    # "short" is no tone of the closed vocabulary (actors.core.style): a stored row holding it is not shown
+    assert set(tones.removeprefix("tone: ").split("; ")) == {"幽默"}
     (pets,) = [e for e in entries if e.startswith("pet: ")]
     assert set(pets.removeprefix("pet: ").split("; ")) == {"猫 (豆豆)", "Dog (Max)"}
 

@@ -195,12 +195,12 @@ SLOT_CASES: list[tuple[str, Want]] = [
     ("周末我最喜欢钓鱼了", Want("preference.hobby", "fishing")),
     ("我很喜欢周末去钓鱼", Want("preference.hobby", "fishing")),
     # style instructions: the value is the instruction, courtesy dropped
-    ("Please keep answers to three sentences", Want("style.reply_length", "keep answers to three sentences")),
-    ("Answer me in a table", Want("style.format", "answer me in a table")),
-    ("Please use bullet points in your answers", Want("style.format", "use bullet points in your answers")),
-    ("回答控制在三句话以内", Want("style.reply_length", "回答控制在三句话以内")),
-    ("请用表格回答我", Want("style.format", "用表格回答我")),
-    ("请分点回答", Want("style.format", "分点回答")),
+    ("Please keep answers to three sentences", Want("style.reply_length", "at most 3 sentences")),
+    ("Answer me in a table", Want("style.format", "table")),
+    ("Please use bullet points in your answers", Want("style.format", "bullet points")),
+    ("回答控制在三句话以内", Want("style.reply_length", "at most 3 sentences")),
+    ("请用表格回答我", Want("style.format", "table")),
+    ("请分点回答", Want("style.format", "bullet points")),
     # asked of the assistant as a question, an instruction all the same
     ("Can you be more concise?", Want("style.reply_length", "short")),
     ("能不能简短一点？", Want("style.reply_length", "short")),
@@ -209,8 +209,8 @@ SLOT_CASES: list[tuple[str, Want]] = [
     ("Use simple language please", Want("style.tone", "simple")),
     ("Explain things like I'm five", Want("style.tone", "simple")),
     ("用简单的话解释", Want("style.tone", "simple")),
-    ("Always give me code examples", Want("style.format", "always give me code examples")),
-    ("多举点例子", Want("style.format", "多举点例子")),
+    ("Always give me code examples", Want("style.format", "code examples")),
+    ("多举点例子", Want("style.format", "examples")),
 ]
 
 

@@ -43,7 +43,7 @@ write_op = st.builds(
     st.integers(0, 5),
 )
 target_op = st.tuples(
-    st.sampled_from(["confirm", "freeze", "unfreeze", "unfreeze_change", "forget", "restore"]),
+    st.sampled_from(["confirm", "freeze", "unfreeze", "unfreeze_change", "restore"]),
     st.integers(0, 50),
 )
 clock_op = st.tuples(st.sampled_from(["decay", "access"]), st.integers(0, 30))
@@ -98,11 +98,7 @@ def _run(gate, clock, op, forgotten):
             new_content=f"changed {op[1]}",
             new_value=f"v{op[1]}",
         )
-    if name == "restore":
-        return gate.restore(memory_id, actor="job:restore", reason="relevant again")
-    gate.forget(memory_id)
-    forgotten.add(memory_id)
-    return None
+    return gate.restore(memory_id, actor="job:restore", reason="relevant again")
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

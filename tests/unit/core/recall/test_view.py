@@ -35,7 +35,7 @@ def scores(view: ArchiveView, query: np.ndarray, terms: list[str]) -> dict[str, 
 
 def test_an_evicted_item_rebuilds_only_the_recent_part_and_scores_as_one_archive():
     loaded = [archived(n, "sailing on the lake" if n % 3 else "baking bread") for n in range(40)]
-    view = ArchiveView(lambda: list(loaded), DIM)
+    view = ArchiveView(lambda limit: loaded[:limit], DIM, budget=1000)
     settled, _ = view.parts()
     newcomer = archived(99, "sailing to the island")
     view.apply([newcomer])
@@ -58,7 +58,7 @@ def test_an_evicted_item_rebuilds_only_the_recent_part_and_scores_as_one_archive
 
 
 def test_the_recent_part_joins_the_settled_one_when_full():
-    view = ArchiveView(lambda: [archived(0, "first")], DIM)
+    view = ArchiveView(lambda limit: [archived(0, "first")], DIM, budget=1000)
     view.apply([archived(n, "later") for n in range(1, ArchiveView.MERGE_AT + 1)])
     settled, recent = view.parts()
     assert len(settled.items) == ArchiveView.MERGE_AT + 1 and recent.items == []
@@ -75,7 +75,7 @@ def test_int8_rows_score_within_a_hundredth_of_the_float_product():
 
 def test_an_item_that_leaves_and_comes_back_is_held_once():
     loaded = [archived(n, "sailing") for n in range(5)]
-    view = ArchiveView(lambda: list(loaded), DIM)
+    view = ArchiveView(lambda limit: loaded[:limit], DIM, budget=1000)
     view.parts()
     view.apply([], forgotten=["m2"])
     view.apply([archived(2, "sailing")])  # back before any recall rebuilt the settled part

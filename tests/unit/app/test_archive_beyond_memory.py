@@ -1,0 +1,139 @@
+"""The service's recall over an archive larger than its in-memory budget (real SQLite, the in-memory index fed
+by the outbox, the hashing embedder): what memory no longer holds is found through the index, as SQL holds
+it now; an index that lags SQL or does not answer changes nothing that memory already answers."""
+
+import dataclasses
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from actors.adapters.embedding import HashEmbedder
+from actors.app.service import UserMemoryService
+from actors.core.memory import GateChanges, MemoryItem
+from actors.runtime.outbox import drain
+from actors.store.sql.store import MemoryStore
+from actors.store.vectors.memory_index import InMemoryIndex
+from schemas import api
+from schemas.enums import Kind, Layer, State
+from schemas.errors import StoreUnavailable
+from schemas.settings import GatePolicy, HermesSettings
+
+DIM = 128
+NOW = datetime(2025, 6, 1, tzinfo=UTC)
+PLACES = "harbor village station market campus stadium library orchard vineyard quarry".split()
+THINGS = "fence bicycle canoe bookshelf greenhouse piano telescope kite lantern hammock".split()
+#: the thirty archived memories, newest first: the newest few fit in memory, the rest do not
+TEXTS = [f"I repaired the {THINGS[n % 10]} near the {PLACES[n // 10 * 3 % 10]} {n}" for n in range(30)]
+
+
+def seed_archive(store, index) -> list[MemoryItem]:
+    embedder = HashEmbedder(DIM)
+    items = []
+    for n, (text, vector) in enumerate(zip(TEXTS, embedder.embed_passages(TEXTS), strict=True)):
+        at = NOW - timedelta(days=10 + n)
+        items.append(
+            MemoryItem(
+                tenant_id="acme",
+                user_id="alice",
+                content=text,
+                kind=Kind.EVENT,
+                layer=Layer.ARCHIVE,
+                state=State.ARCHIVED,
+                embedding=vector.tobytes(),
+                created_at=at - timedelta(days=30),
+                updated_at=at,
+                last_accessed_at=at,
+                archived_at=at,
+            )
+        )
+    store.commit(GateChanges(upserted={i.memory_id: i for i in items}), tenant_id="acme", user_id="alice")
+    drain(store, index, DIM)
+    return items
+
+
+def service(store, index=None, budget=5) -> UserMemoryService:
+    return UserMemoryService(
+        "acme",
+        "alice",
+        store=store,
+        embedder=HashEmbedder(DIM),
+        policy=GatePolicy(archive_memory_items=budget),
+        clock=lambda: NOW,
+        vector_index=index,
+    )
+
+
+def top_ids(svc: UserMemoryService, query: str, k: int = 3) -> list[str]:
+    return [hit.memory.memory_id for hit in svc.recall(api.RecallRequest(query=query, k=k)).hits]
+
+
+@pytest.mark.parametrize("n", [12, 20, 29])
+def test_an_item_beyond_the_budget_is_recalled_through_the_index_as_if_memory_held_it(store, n):
+    items = seed_archive(store, index := InMemoryIndex(DIM))
+    query = TEXTS[n]
+    everything = service(store, budget=1000)  # the whole archive in memory: today's path
+    assert top_ids(everything, query)[0] == items[n].memory_id
+    assert items[n].memory_id not in top_ids(service(store), query)  # newest five only, no index
+    beyond = service(store, lambda: index)
+    assert top_ids(beyond, query)[0] == items[n].memory_id
+    assert len(beyond.archive_view().items) == 5 and not beyond.archive_view().complete
+
+
+def test_hits_are_read_back_from_sql_so_a_lagging_index_brings_back_no_stale_state(store):
+    items = seed_archive(store, index := InMemoryIndex(DIM))
+    svc = service(store, lambda: index)
+    svc.restore(items[20].memory_id)  # back in long-term; the index row still says archived (not drained)
+    hits = svc.recall(api.RecallRequest(query=TEXTS[20], k=3)).hits
+    found = [(h.memory.layer, h.memory.state) for h in hits if h.memory.memory_id == items[20].memory_id]
+    assert found == [(Layer.LONGTERM, State.PENDING)]
+
+
+def test_an_index_that_does_not_answer_leaves_recall_to_memory(store):
+    items = seed_archive(store, InMemoryIndex(DIM))
+
+    def down():
+        raise StoreUnavailable("Milvus at test is unavailable")
+
+    svc = service(store, down)
+    assert top_ids(svc, TEXTS[2])[0] == items[2].memory_id  # held in memory
+    assert items[20].memory_id not in top_ids(svc, TEXTS[20])
+
+
+def test_the_restore_job_finds_its_candidates_over_the_whole_archive(tmp_path, monkeypatch):
+    from jobs import restore
+
+    settings = HermesSettings(home=tmp_path, embedder="hash", milvus_uri="http://127.0.0.1:1")
+    store = MemoryStore.from_settings(settings)
+    store.create_schema()
+    store.create_tenant("acme")
+    index = InMemoryIndex(HashEmbedder().dim)
+    embedder = HashEmbedder()
+    texts = [f"I repaired the {THINGS[n % 10]} near the {PLACES[n % 7]} in {1990 + n}" for n in range(30)]
+    items = []
+    for n, (text, vector) in enumerate(zip(texts, embedder.embed_passages(texts), strict=True)):
+        at = datetime.now(UTC) - timedelta(days=1 + n)  # the last one archived longest ago
+        item = MemoryItem(
+            tenant_id="acme",
+            user_id="alice",
+            content=text,
+            kind=Kind.EVENT,
+            layer=Layer.ARCHIVE,
+            state=State.ARCHIVED,
+            embedding=vector.tobytes(),
+            created_at=at,
+            updated_at=at,
+            last_accessed_at=at,
+            archived_at=at,
+        )
+        items.append(item)
+    store.commit(GateChanges(upserted={i.memory_id: i for i in items}), tenant_id="acme", user_id="alice")
+    drain(store, index, embedder.dim)
+    monkeypatch.setattr(restore, "MAX_ARCHIVED_PER_USER", 5)  # SQL's newest rows hold only the first five
+    plan = restore.RestorePlan(
+        query_vector=embedder.embed_queries([texts[27]])[0].tolist(), min_query_similarity=0.9, limit=3
+    )
+    worker = restore.RestoreUsers(settings.model_dump_json(), "run-1", {}, dataclasses.asdict(plan))
+    monkeypatch.setattr(worker, "_vector_index", lambda dim: index)
+    assert worker._one("acme", "alice")["restored"] == 1
+    assert store.get_item("acme", "alice", items[27].memory_id).layer is Layer.LONGTERM
+    store.dispose()
