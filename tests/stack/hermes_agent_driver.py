@@ -141,8 +141,9 @@ def tools_and_mirror() -> dict[str, Any]:
     memory_id = remembered["outcomes"][0]["memory_id"]
     recalled = tool(manager, "hermes_memory_recall", query="where do I live?")
     with client() as http:
-        http.confirm(user, memory_id, {"session_id": "s0", "reason": "stated before"})
-        http.freeze(user, memory_id, {"reason": "home city confirmed"})
+        confirmed = http.confirm(user, memory_id, {"session_id": "s0", "reason": "stated before"})
+        if confirmed.state != "frozen":  # a declared residence confirmed in a second session freezes by rule
+            http.freeze(user, memory_id, {"reason": "home city confirmed"})
         unfrozen = tool(
             manager,
             "hermes_memory_unfreeze",
