@@ -214,10 +214,11 @@ def _name(m: re.Match[str], clause: str) -> list[Finding] | None:
 def is_person_name(word: str) -> bool:
     """A nickname (老李, 小王, 阿强) or a word jieba tags as one person's name (李娜, 王小明) that is no word
     for what someone is (高中生, 白领) and not in the lexicon."""
-    if re.fullmatch(rf"[老小阿][{HAN}]", word):
-        return True
+    # what someone is comes first: 老师 and 小生 look like nicknames (老李, 小王) but are roles
     if word.endswith(_ROLE_ENDINGS) or occupation_of(word) or categories_of(normalize_value(word)):
         return False
+    if re.fullmatch(rf"[老小阿][{HAN}]", word):
+        return True
     tagged = list(posseg().cut(word))
     return len(tagged) == 1 and tagged[0].flag == "nr"
 

@@ -83,6 +83,9 @@ def test_a_chinese_name_is_read_in_every_common_giving(giving: str, name: str) -
         "我是高中生",
         "我是白领",
         "我是学生",
+        "我是老师",  # 老 + one character, like the nickname 老李, but a role
+        "我是老板",
+        "我是小学生",
         "大家都很忙",
     ],
 )
