@@ -41,8 +41,11 @@ def _missing_browser() -> str | None:
 @pytest.fixture(scope="module")
 def browser() -> Iterator:
     _require(_missing_browser())
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # an assertion waits as long as an action may (pages' default timeout, below): on a loaded machine a
+    # user's first call activates their actor, and expect's own 5 s default failed the walkthrough once
+    expect.set_options(timeout=60_000)
     with sync_playwright() as playwright:
         # Playwright cannot download its own browsers here: it drives the system's chromium
         launched = playwright.chromium.launch(executable_path=shutil.which(CHROMIUM))
