@@ -119,6 +119,9 @@ def ray_session() -> Iterator[None]:
     _require(_missing_stack_component())
     import ray
 
+    from localstack.stack import patient_serve_environment
+
+    patient_serve_environment()
     # "local": a private instance even if another Ray cluster runs on this machine.
     ray.init(address="local", num_cpus=2, include_dashboard=False, namespace="hermes-test")
     yield
