@@ -249,8 +249,10 @@ def normalize_value(raw: str) -> str:
 def canonical_place(raw: str) -> str:
     """A residence or hometown value: a known city when the phrase names one ("杭州西湖区" → hangzhou)."""
     value = normalize_value(raw)
-    if is_place(value) or not has_han(value):
+    if is_place(value):
         return value
+    if not has_han(value):
+        return clean_phrase(raw)  # a place's name is no plural to singularise: Athens, Wales, Áabüs
     # the first city named wins ("浙江杭州" → hangzhou, "上海南京路" → shanghai); a province only if no city
     cities = [(value.find(a), a) for a in _CJK_ALIASES if a in value and is_city(_ALIASES[a])]
     if cities:
@@ -403,8 +405,9 @@ def surface_form(value: str, content: str) -> str | None:
 
 
 def _spelled(word: str, content: str) -> str | None:
-    """The words of ``content`` that spell ``word``: a Chinese word anywhere, another at a word's start."""
+    """The words of ``content`` that spell ``word``: a Chinese word anywhere, another at a word's start (a
+    Han character before it is a boundary: 我住在Zürich spells Zürich)."""
     if has_han(word):
         return word if word in content else None
-    m = re.search(rf"(?<!\w){re.escape(word)}", content, re.IGNORECASE)
+    m = re.search(rf"(?<![^\W{HAN}]){re.escape(word)}", content, re.IGNORECASE)
     return m.group(0) if m else None

@@ -28,6 +28,7 @@ from actors.language.rules import (
     listed,
     object_phrase,
 )
+from actors.language.text import LATIN_UPPER
 from schemas.enums import Polarity
 
 NEGATIVE = Polarity.NEGATIVE
@@ -44,9 +45,11 @@ I_ANY = r"\bi(?:'ve|'d|'ll|\s+have|\s+had)?\s+" + ADV
 I_NOW = r"\bi\s+" + ADV
 IM = r"\b(?:i'm|i\s+am|im)\s+" + ADV
 OBJ = r"(?P<obj>.+)"
-NAME = r"(?P<name>(?-i:[A-Z])[\w'-]+)"
-#: a capitalised word of any Latin script (Tomás, Élodie, O'Brien)
-_CAP = r"(?-i:[A-ZÀ-ÖØ-Þ])[\w'-]*\w"
+NAME = rf"(?P<name>(?-i:[{LATIN_UPPER}])[\w'-]+)"
+#: a capitalised word of any Latin script (Tomás, Élodie, O'Brien, Łukasz)
+_CAP = rf"(?-i:[{LATIN_UPPER}])[\w'-]*\w"
+#: one capitalised word of letters only, a member's name (Max, Zoë, Łucja)
+CAP_WORD = rf"(?-i:[{LATIN_UPPER}][^\W\d_]+)"
 #: a full name: up to four capitalised words, particles between them (Anna Maria Lopez, Ludwig van Beethoven)
 FULL_NAME = rf"(?P<name>{_CAP}(?:\s+(?:(?-i:van|von|de|da|del|der|di|le|la|bin|al)\s+)?{_CAP}){{0,3}})"
 DAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -424,8 +427,8 @@ def _member(role: str, name: str | None) -> str:
     r"teenage|grown|grown-up|big|twin|wonderful|amazing|beautiful|lovely)\s+)*" + ROLE + r"\b"
     r"(?:\s*,?\s*(?:named|called)\s+" + NAME + r")?",
     r"\bmy\s+(?:\w+\s+)?" + ROLE + r"(?:'s\s+name\s+is|\s+is\s+(?:named|called))\s+" + NAME,
-    r"\bmy\s+" + ROLE + r",?\s+(?P<name>(?-i:[A-Z][a-z]+))\b",
-    r"^(?P<name>(?-i:[A-Z][a-z]+))\s+is\s+my\s+(?:\w+\s+)?" + ROLE + r"\b",
+    r"\bmy\s+" + ROLE + rf",?\s+(?P<name>{CAP_WORD})\b",
+    rf"^(?P<name>{CAP_WORD})\s+is\s+my\s+(?:\w+\s+)?" + ROLE + r"\b",
 )
 def _family(m: re.Match[str], clause: str) -> list[Finding]:
     return [fact("basic.family", _member(_role(m["role"]), m["name"]))]
@@ -472,8 +475,8 @@ PET = (
     r"(?:\s*,?\s*(?:named|called)\s+(?P<name>\w+))?",
     r"\bmy\s+(?:\w+\s+)?" + PET + r"(?:'s\s+name\s+is|\s+is\s+(?:named|called))\s+(?P<name>\w+)",
     r"\bmy\s+" + PET + r"\s+is\s+an?\s+(?:[\w-]+\s+){0,3}?(?:named|called)\s+(?P<name>\w+)",
-    r"\bmy\s+" + PET + r",?\s+(?P<name>(?-i:[A-Z][a-z]+))\b",
-    r"^(?P<name>(?-i:[A-Z][a-z]+)),?\s+my\s+(?:\w+\s+)?" + PET + r"\b",
+    r"\bmy\s+" + PET + rf",?\s+(?P<name>{CAP_WORD})\b",
+    rf"^(?P<name>{CAP_WORD}),?\s+my\s+(?:\w+\s+)?" + PET + r"\b",
 )
 def _pet(m: re.Match[str], clause: str) -> list[Finding]:
     animal = BREEDS.get(m["pet"].lower()) or normalize_value(m["pet"])
@@ -488,8 +491,8 @@ SOCIAL = (
 
 
 @book.rule(
-    r"^(?P<name>(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z][a-z]+))?)\s+(?:is|was)\s+my\s+(?:\w+\s+)?" + SOCIAL + r"\b",
-    r"\bmy\s+(?:\w+\s+)?" + SOCIAL + r",?\s+(?P<name>(?-i:[A-Z][a-z]+))\b",
+    rf"^(?P<name>{CAP_WORD}(?:\s+{CAP_WORD})?)\s+(?:is|was)\s+my\s+(?:\w+\s+)?" + SOCIAL + r"\b",
+    r"\bmy\s+(?:\w+\s+)?" + SOCIAL + rf",?\s+(?P<name>{CAP_WORD})\b",
 )
 def _social(m: re.Match[str], clause: str) -> list[Finding] | None:
     name = m["name"]
