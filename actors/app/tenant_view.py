@@ -65,12 +65,12 @@ class TenantView:
         (``jobs.consolidate``): eviction hit rate, profile drift and agreement for the tenant and each user,
         and the semantic reader's figures on the shipped labelled set; figures None before such a run."""
         run, report = self._last_run()
-        figures = report.get("tenants", {}).get(self.tenant_id)
+        figures, extraction = report.get("tenants", {}).get(self.tenant_id), report.get("extraction")
         return TenantQuality(
             tenant_id=self.tenant_id,
             **run,
             figures=TenantQualityFigures.model_validate(figures) if figures else None,
-            extraction=ExtractionFigures.model_validate(report["extraction"]) if report.get("extraction") else None,
+            extraction=ExtractionFigures.model_validate(extraction) if extraction else None,
         )
 
     def user_quality(self, user_id: str) -> UserQuality:

@@ -80,12 +80,16 @@ def _index_tables() -> tuple[dict[str, str], dict[str, set[str]]]:
     return alias_to_canonical, categories
 
 
+#: diets are spelled for display only (the diet rules name their values): canonical → spellings
+_DIET_SPELLINGS = _TABLES.pop("diet")
 _ALIASES, _CATEGORIES = _index_tables()
 _CJK_ALIASES = sorted((a for a in _ALIASES if has_han(a)), key=len, reverse=True)
 #: canonical value → its spellings in either language, longest first (so 花生酱 is found before 花生)
 _SPELLINGS: dict[str, list[str]] = {}
 for _alias in sorted(_ALIASES, key=len, reverse=True):
     _SPELLINGS.setdefault(_ALIASES[_alias], []).append(_alias)
+for _diet, _spelled_as in _DIET_SPELLINGS.items():
+    _SPELLINGS.setdefault(_diet, []).extend(sorted(_spelled_as, key=len, reverse=True))
 
 _IRREGULAR = {
     "children": "child",
@@ -263,6 +267,11 @@ def canonical_place(raw: str) -> str:
     return value
 
 
+def han_spellings(category: str) -> list[str]:
+    """The Chinese spellings of a category's values, longest first (柯基 and 金毛 of ``pet``)."""
+    return [a for a in _CJK_ALIASES if category in _CATEGORIES.get(_ALIASES[a], ())]
+
+
 def categories_of(value: str) -> frozenset[str]:
     return frozenset(_CATEGORIES.get(value, ()))
 
@@ -347,6 +356,8 @@ _POLITE = re.compile(
     r"^(?:(?:please|pls|kindly|can you|could you|would you|以后|请你|请|麻烦你|麻烦|你)[\s,，]*)+", re.I
 )
 _INSTRUCTION_END = " \t.,;:!?。，；：！？~～" + "吧啊呀哦啦"
+
+
 def instruction(clause: str) -> str:
     """A style instruction as the user gave it, minus courtesy: "Please keep answers to three sentences" →
     "keep answers to three sentences"; "请用表格回答我" → "用表格回答我"."""

@@ -5,7 +5,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from schemas.api_tenant import MAX_USER_QUERY_CHARS, MAX_USERS_PAGE, USER_QUERY_PATTERN, UserList, UserQuality, UserSummary
+from schemas.api_tenant import (
+    MAX_USER_QUERY_CHARS,
+    MAX_USERS_PAGE,
+    USER_QUERY_PATTERN,
+    UserList,
+    UserQuality,
+    UserSummary,
+)
 from serve.routes.deps import GatewayDep, TenantDep, UserIdPath
 
 router = APIRouter(prefix="/v1/users", tags=["users"])

@@ -15,8 +15,8 @@ A probe passes when:
 * ``state``: the profile has a current state (showing ``shows`` if given);
 * ``none``: no active memory has a slot in any of the listed families (``any``: no slot at all).
 
-    .venv/bin/python tests/bench/probe_wordings.py               # both parts' figures
-    .venv/bin/python tests/bench/probe_wordings.py --show tuned  # and each tuned probe's failure
+    .venv/bin/python tests/bench/probe_wordings.py                       # both parts' figures
+    .venv/bin/python tests/bench/probe_wordings.py --part tuned --show   # the tuned part, each failure
 """
 
 from __future__ import annotations
@@ -72,11 +72,15 @@ def judge(svc: UserMemoryService, expect: dict[str, Any]) -> str | None:
         if not states:
             return "no state"
         return None if any(shows in s.casefold() for s in states) else f"state shows {states}"
-    conclusions = [(s.slot, c) for s in profile.slots if in_family(s.slot, expect["slot"]) for c in s.conclusions]
+    conclusions = [
+        (s.slot, c) for s in profile.slots if in_family(s.slot, expect["slot"]) for c in s.conclusions
+    ]
     if not shows:
         return None if conclusions else f"no {expect['slot']}: {[(i.slot, i.value) for i in active]}"
     polarity = expect.get("polarity", "positive")
-    shown = [c for _, c in conclusions if shows in (c.display or "").casefold() and c.polarity.value == polarity]
+    shown = [
+        c for _, c in conclusions if shows in (c.display or "").casefold() and c.polarity.value == polarity
+    ]
     if not shown:
         found = [(slot, c.value, c.display, c.polarity.value) for slot, c in conclusions]
         return f"profile shows {found or 'nothing'}; items {[(i.slot, i.value, i.content) for i in active]}"
@@ -84,7 +88,9 @@ def judge(svc: UserMemoryService, expect: dict[str, Any]) -> str | None:
     if shows not in context.casefold():
         return f"next context lacks {shows!r}"
     if expect.get("one_item"):
-        holding = [i for i in active if in_family(i.slot, expect["slot"]) and shows in (i.display or "").casefold()]
+        holding = [
+            i for i in active if in_family(i.slot, expect["slot"]) and shows in (i.display or "").casefold()
+        ]
         if len(holding) != 1 or len(holding[0].confirmed_sessions) < 2:
             return f"items {[(i.slot, i.value, i.confirmed_sessions) for i in holding]}"
     return None
@@ -97,7 +103,8 @@ def run(probes: list[dict[str, Any]], store: MemoryStore, embedder: E5Embedder, 
         )
         for s, turns in enumerate(probe["sessions"]):
             request = api.WriteTurnsRequest(
-                session_id=f"s{s}", turns=[api.TurnIn(text=t, dialog_id=f"s{s}-d{k}") for k, t in enumerate(turns)]
+                session_id=f"s{s}",
+                turns=[api.TurnIn(text=t, dialog_id=f"s{s}-d{k}") for k, t in enumerate(turns)],
             )
             svc.write_turns(request)
         yield probe, judge(svc, probe["expect"])
@@ -105,10 +112,14 @@ def run(probes: list[dict[str, Any]], store: MemoryStore, embedder: E5Embedder, 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--show", choices=["tuned", "held-out", "both"], help="print the failures of a part")
+    parser.add_argument(
+        "--part", choices=["tuned", "held-out", "both"], default="both", help="which part to run"
+    )
+    parser.add_argument("--show", action="store_true", help="print each failure of the part run")
     args = parser.parse_args()
     probes = yaml.safe_load(PROBES.read_text(encoding="utf-8"))
-    parts = {"tuned": probes[0::2], "held-out": probes[1::2]}
+    halves = {"tuned": probes[0::2], "held-out": probes[1::2]}
+    parts = {name: part for name, part in halves.items() if args.part in (name, "both")}
     embedder = E5Embedder()
     reader = SemanticReader.load(embedder)
     print(f"load average {os.getloadavg()[0]:.1f}; {len(probes)} probes")
@@ -124,7 +135,7 @@ def main() -> None:
                 for key in (language, family_of(probe["expect"]), "all"):
                     total[key] += 1
                     passed[key] += failure is None
-                if failure and args.show in (name, "both"):
+                if failure and args.show:
                     print(f"  FAIL [{name}] {probe['sessions']}: {failure}")
             row = " | ".join(f"{key} {passed[key]}/{total[key]}" for key in sorted(total))
             print(f"{name}: {row}")

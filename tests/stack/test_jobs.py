@@ -482,7 +482,8 @@ def test_quality_figures_are_read_over_http_per_tenant_and_per_user(http, stack_
 
     assert read("/v1/quality")["figures"] is None and read("/v1/quality")["run_id"] is None
     assert read("/v1/users/lena/quality")["figures"] is None
-    for session, text in (("s1", "I live in Lisbon and I love hiking"), ("s2", "I live in Lisbon, and hiking is my thing")):
+    said = {"s1": "I live in Lisbon and I love hiking", "s2": "I live in Lisbon, and hiking is my thing"}
+    for session, text in said.items():
         _say(http, key, "lena", session, text, f"{session}-d")
     _say(http, other_key, "omar", "s1", "I live in Cairo", "o-d")
     consolidate.run(stack_settings, [other])

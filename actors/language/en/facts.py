@@ -48,6 +48,8 @@ OBJ = r"(?P<obj>.+)"
 NAME = rf"(?P<name>(?-i:[{LATIN_UPPER}])[\w'-]+)"
 #: a capitalised word of any Latin script (Tomás, Élodie, O'Brien, Łukasz)
 _CAP = rf"(?-i:[{LATIN_UPPER}])[\w'-]*\w"
+#: a place named by its capitalised words (Rotterdam, Porto Alegre, São Paulo)
+CAPITALISED_PLACE = rf"(?P<obj>{_CAP}(?:\s+{_CAP}){{0,2}})"
 #: one capitalised word of letters only, a member's name (Max, Zoë, Łucja)
 CAP_WORD = rf"(?-i:[{LATIN_UPPER}][^\W\d_]+)"
 #: a full name: up to four capitalised words, particles between them (Anna Maria Lopez, Ludwig van Beethoven)
@@ -226,8 +228,11 @@ _GREETING = (
     r"\bmy\s+(?:full\s+|first\s+|real\s+)?name(?:'s|\s+is)\s+" + FULL_NAME,
     r"\b(?:call me|i go by|i'm called|i am called|(?:people|everyone|everybody|friends|my friends|they|most "
     r"people)\s+(?:call|calls)\s+me|you can call me|just call me|the name's|name's)\s+" + FULL_NAME,
-    _GREETING + r"(?:i'm|i am|im|this is|it's|it is)\s+" + FULL_NAME + r"\s*(?:[,.!]|$|\s+here\b)",
-    _GREETING + FULL_NAME + r"\s+here\b",
+    _GREETING
+    + r"(?:i'm|i am|im|this is|it's|it is)\s+"
+    + FULL_NAME
+    + r"\s*(?:[,.!]|$|\s+(?:here|speaking)\b)",
+    _GREETING + FULL_NAME + r"\s+(?:here\b|speaking\s*(?:[,.!]|$))",  # "Public speaking scares me" is none
     r"\bmy\s+name(?:'s|\s+is)\s+(?P<name>[a-z][\w'-]+)$",
 )
 def _name(m: re.Match[str], clause: str) -> list[Finding] | None:
@@ -263,6 +268,14 @@ def _birthday(m: re.Match[str], clause: str) -> list[Finding] | None:
     r"(?:with\s+(?:my\s+)?[\w' -]{2,30}?\s+)?in\s+" + OBJ,
     IM + r"(?:living|based|located|staying|settled)\s+in\s+" + OBJ,
     r"\bmy\s+(?:home|house|apartment|flat|place)\s+is\s+in\s+" + OBJ,
+    # home named as a place: "these days home is Rotterdam", "home for me is Leeds now"
+    r"^(?:(?:these days|nowadays|now|right now|currently|for now),?\s+)?home\s+(?:for\s+me\s+)?"
+    r"(?:is|has been)\s+(?:now\s+)?" + CAPITALISED_PLACE,
+    # the place first: "Leeds is where I live now", "Leeds is home", "Leeds is my home these days"
+    r"^"
+    + CAPITALISED_PLACE
+    + r"\s+(?:is|has been)\s+(?:where\s+(?:i\s+live|i'm\s+based|i\s+am\s+based|i\s+call\s+home)\b|"
+    r"my\s+home(?:\s+(?:now|these days|nowadays))?\s*[.!]?$)",
 )
 def _residence(m: re.Match[str], clause: str) -> list[Finding] | None:
     place = _place(m["obj"])

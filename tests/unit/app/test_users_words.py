@@ -62,7 +62,9 @@ CHINESE_FRAMES = [
     ("我很喜欢吃{}", "preference.food", "food"),
 ]
 
-latin_cases = st.tuples(st.sampled_from(LATIN_FRAMES), latin_words).map(lambda c: (c[0][0], c[0][1], c[1], None))
+latin_cases = st.tuples(st.sampled_from(LATIN_FRAMES), latin_words).map(
+    lambda c: (c[0][0], c[0][1], c[1], None)
+)
 name_cases = st.tuples(st.sampled_from(NAME_FRAMES), latin_words, latin_words).map(
     lambda c: (c[0][0], c[0][1], f"{c[1]} {c[2]}", None)
 )
@@ -103,7 +105,9 @@ def test_every_surface_shows_the_value_as_the_user_wrote_it_and_never_the_key(ca
     svc = UserMemoryService("acme", user, store=STORE, embedder=HashEmbedder(64), policy=GatePolicy())
     said = frame.format(words)
     for session in ("s1", "s2"):  # confirmed in a second session: it reaches the profile and the core
-        svc.write_turns(api.WriteTurnsRequest(session_id=session, turns=[api.TurnIn(text=said, dialog_id=f"{session}-d")]))
+        svc.write_turns(
+            api.WriteTurnsRequest(session_id=session, turns=[api.TurnIn(text=said, dialog_id=f"{session}-d")])
+        )
     read = [i for i in svc.engine.active() if i.slot == slot]
     assert read, f"{said!r} reached no {slot}"
     for surface, text in surfaces(svc, user, slot, words).items():
@@ -111,4 +115,6 @@ def test_every_surface_shows_the_value_as_the_user_wrote_it_and_never_the_key(ca
         if key is not None:
             assert key.casefold() not in text.casefold(), f"{surface} of {said!r} shows the key {key!r}"
     # the key stays beside the words, for matching
-    assert all(item.value and (item.value == key or item.value.casefold() == words.casefold()) for item in read)
+    assert all(
+        item.value and (item.value == key or item.value.casefold() == words.casefold()) for item in read
+    )
