@@ -233,8 +233,10 @@ def clean_phrase(raw: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def normalize_value(raw: str) -> str:
-    """The canonical slot value of a phrase: "Peanuts" / "花生" → "peanut", "杭州市" → "hangzhou"."""
+def normalize_value(raw: str, *, a_name: bool = False) -> str:
+    """The canonical slot value of a phrase: "Peanuts" / "花生" → "peanut", "杭州市" → "hangzhou". The name
+    of a place or a company (``a_name``) is no plural: "Athens", "Siemens" stay whole unless the lexicon
+    knows them."""
     text = clean_phrase(raw)
     if not text:
         return ""
@@ -247,16 +249,14 @@ def normalize_value(raw: str) -> str:
     stripped = re.sub(r"(?:市|省|区|县)$", "", text)
     if stripped in _ALIASES:
         return _ALIASES[stripped]
-    return singular
+    return text if a_name else singular
 
 
 def canonical_place(raw: str) -> str:
     """A residence or hometown value: a known city when the phrase names one ("杭州西湖区" → hangzhou)."""
-    value = normalize_value(raw)
-    if is_place(value):
+    value = normalize_value(raw, a_name=True)
+    if is_place(value) or not has_han(value):
         return value
-    if not has_han(value):
-        return clean_phrase(raw)  # a place's name is no plural to singularise: Athens, Wales, Áabüs
     # the first city named wins ("浙江杭州" → hangzhou, "上海南京路" → shanghai); a province only if no city
     cities = [(value.find(a), a) for a in _CJK_ALIASES if a in value and is_city(_ALIASES[a])]
     if cities:

@@ -96,10 +96,13 @@ def judge(svc: UserMemoryService, expect: dict[str, Any]) -> str | None:
     return None
 
 
-def run(probes: list[dict[str, Any]], store: MemoryStore, embedder: E5Embedder, reader: SemanticReader):
+def run(
+    part: str, probes: list[dict[str, Any]], store: MemoryStore, embedder: E5Embedder, reader: SemanticReader
+):
     for n, probe in enumerate(probes):
+        user = f"{part}-u{n}"  # a user per probe, never shared between the halves
         svc = UserMemoryService(
-            "probe", f"u{n}", store=store, embedder=embedder, policy=GatePolicy(), reader=lambda: reader
+            "probe", user, store=store, embedder=embedder, policy=GatePolicy(), reader=lambda: reader
         )
         for s, turns in enumerate(probe["sessions"]):
             request = api.WriteTurnsRequest(
@@ -130,7 +133,7 @@ def main() -> None:
         for name, part in parts.items():
             passed: Counter[str] = Counter()
             total: Counter[str] = Counter()
-            for probe, failure in run(part, store, embedder, reader):
+            for probe, failure in run(name, part, store, embedder, reader):
                 language = "zh" if has_han(str(probe["sessions"])) else "en"
                 for key in (language, family_of(probe["expect"]), "all"):
                     total[key] += 1

@@ -307,7 +307,7 @@ def _employer(raw: str) -> str | None:
     phrase = object_phrase(raw, PHRASING)
     if not is_real_object(phrase) or len(phrase.split()) > 5:
         return None
-    value = normalize_value(phrase)
+    value = normalize_value(phrase, a_name=True)
     return value if value and value not in _NOT_EMPLOYERS else None
 
 

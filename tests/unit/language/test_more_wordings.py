@@ -186,3 +186,24 @@ def test_no_pet_out_of_a_one_character_word(text: str) -> None:
 def test_a_diet_shows_in_the_users_words(text: str, shown: str) -> None:
     (value,) = [v for s, v, _ in read(text) if s == "basic.diet_restriction"]
     assert value is not None and shown_value("basic.diet_restriction", value, text) == shown
+
+
+NAMED_PLACES = ["Athens", "Wales", "Des Moines", "Los Angeles", "Marseilles"]
+NAMED_EMPLOYERS = ["Siemens", "Goldman Sachs", "Wells Fargo", "Sears"]
+
+
+@pytest.mark.parametrize(
+    ("frame", "slot", "name"),
+    [(f, "basic.residence", n) for f, n in product(["I live in {}.", "These days home is {}"], NAMED_PLACES)]
+    + [
+        (f, "basic.hometown", n)
+        for f, n in product(["I grew up in {}", "I'm originally from {}"], NAMED_PLACES)
+    ]
+    + [(f, "basic.employer", n) for f, n in product(["I work at {}.", "I work for {}"], NAMED_EMPLOYERS)],
+)
+def test_the_name_of_a_place_or_a_company_is_no_plural_and_shows_as_written(
+    frame: str, slot: str, name: str
+) -> None:
+    text = frame.format(name)
+    assert (slot, name.casefold(), Polarity.POSITIVE) in read(text)
+    assert shown_value(slot, name.casefold(), text) == name
