@@ -1,8 +1,9 @@
-// Entry point: sign-in, the header, and the hash router (#/users, #/alerts, #/users/<id>/<tab>, ...).
+// Entry point: sign-in, the header, and the hash router (#/users, #/alerts, #/quality, #/users/<id>/<tab>, ...).
 
 import { api, credentials } from "./api.js";
 import { errorBox, replaceChildren } from "./dom.js";
 import { renderTenantAlerts } from "./alerts.js";
+import { renderTenantQuality } from "./quality.js";
 import { renderUser } from "./user.js";
 import { renderUsers } from "./users.js";
 
@@ -13,6 +14,7 @@ let renders = 0;
 function route() {
   const parts = window.location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   if (parts[0] === "alerts") return { view: "alerts" };
+  if (parts[0] === "quality") return { view: "quality" };
   if (parts[0] === "users" && parts[1]) return { view: "user", userId: parts[1], tab: parts[2] || "memory", arg: parts[3] };
   return { view: "users" };
 }
@@ -25,6 +27,7 @@ async function render() {
   try {
     const where = route(); // inside the try: a malformed #fragment is an error shown, not thrown
     if (where.view === "alerts") await renderTenantAlerts(view, context, current);
+    else if (where.view === "quality") await renderTenantQuality(view, context, current);
     else if (where.view === "user") await renderUser(view, where, context, current);
     else await renderUsers(view, context, current);
   } catch (error) {

@@ -6,6 +6,7 @@ import { renderUserAlerts } from "./alerts.js";
 import { renderItem } from "./item.js";
 import { renderFrozen, renderMemory } from "./memory.js";
 import { renderProfile } from "./profile.js";
+import { renderUserQuality } from "./quality.js";
 import { renderRecall } from "./recall.js";
 import { renderSession } from "./session.js";
 import { renderWrite } from "./write.js";
@@ -18,6 +19,7 @@ const TABS = {
   recall: ["Recall", renderRecall],
   session: ["Session context", renderSession],
   write: ["Write", renderWrite],
+  quality: ["Quality", renderUserQuality],
 };
 
 /** A user holding nothing (never written for, or every memory forgotten): reading never creates one, so every

@@ -126,6 +126,9 @@ class Totals:
             self.by_tenant[row["tenant_id"]].user_figures[row["user_id"]] = {
                 "profile_drift": _rounded(row["drift"]),
                 "profile_agreement": _rounded(row["agreement"]),
+                "eviction_hit_rate": _rounded(
+                    profiles.EvictionOutcomes(row["evicted_in_window"], row["missed_in_window"]).hit_rate
+                ),
                 "evictions_in_window": int(row["evicted_in_window"]),
                 "evictions_missed": int(row["missed_in_window"]),
             }
@@ -159,8 +162,8 @@ class Totals:
         return report
 
 
-def _rounded(value: float) -> float | None:
-    return None if math.isnan(value) else round(float(value), 4)
+def _rounded(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else round(float(value), 4)
 
 
 def extraction_figures() -> dict[str, Any]:

@@ -175,3 +175,74 @@ class TenantSearchHit(BaseModel):
 class TenantSearchResult(BaseModel):
     query: str
     hits: list[TenantSearchHit]
+
+
+class UserQualityFigures(BaseModel):
+    """One user's figures in a consolidation run (what each means and cannot tell: docs/quality.md §9)."""
+
+    #: share of the user's slots whose conclusion changed since the run before; None: nothing to compare
+    profile_drift: float | None = None
+    #: share of the user's profile conclusions no active memory contradicts; None: no conclusion yet
+    profile_agreement: float | None = None
+    #: share of the user's evictions in the look-back window not wanted back; None: no eviction in it
+    eviction_hit_rate: float | None = None
+    evictions_in_window: int = 0
+    evictions_missed: int = 0
+
+
+class TenantQualityFigures(BaseModel):
+    """The tenant's figures in a consolidation run: its users' together, and each user's."""
+
+    users: int
+    memories: int
+    eviction_hit_rate: float | None
+    evictions_in_window: int
+    evictions_missed: int
+    #: mean drift over the users compared with the run before
+    profile_drift: float | None
+    users_compared: int
+    users_drifted: int
+    #: mean agreement over the users with a conclusion
+    profile_agreement: float | None
+    per_user: dict[str, UserQualityFigures] = {}
+
+
+class LabelFigures(BaseModel):
+    n: int
+    precision: float | None
+    recall: float | None
+
+
+class ExtractionFigures(BaseModel):
+    """The semantic reader's figures on the held-out part of the labelled set shipped with the project: the
+    same for every tenant, a regression check on the reader, not a measure of the tenant's users."""
+
+    labelled_set: int
+    held_out: int
+    precision: float | None
+    recall: float | None
+    look_alikes_kept_slot_less: float | None
+    per_label: dict[str, LabelFigures]
+
+
+class QualityRun(BaseModel):
+    """Which consolidation run the figures come from: the last that succeeded; every field None (and the
+    figures None) before a first run."""
+
+    run_id: str | None = None
+    finished_at: datetime | None = None
+    hit_window_days: int | None = None
+
+
+class TenantQuality(QualityRun):
+    tenant_id: str
+    #: None: no consolidation run has covered the tenant yet
+    figures: TenantQualityFigures | None = None
+    extraction: ExtractionFigures | None = None
+
+
+class UserQuality(QualityRun):
+    tenant_id: str
+    user_id: str
+    #: None: no consolidation run has covered this user yet (a user new since the last run, or no run)
+    figures: UserQualityFigures | None = None

@@ -77,6 +77,9 @@ class MemoryLine(_Record):
     polarity: Polarity
     slot: SlotName | None
     value: Text | None
+    #: the value in the user's own words (``MemoryItem.display``, derived from ``content``): what a person
+    #: reading the export is shown; an import ignores it and derives it again
+    display: Text | None = None
     importance: float = Field(ge=0, le=1)
     confidence: float = Field(ge=0, le=1)
     decay_score: float = Field(ge=0)

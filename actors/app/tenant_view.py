@@ -19,7 +19,17 @@ from actors.core.context import BUDGET_SPLIT
 from actors.core.memory import MemoryItem
 from actors.store.sql.tenant_views import TenantViewStore, UserCounts
 from schemas.api import AlertList, AlertOut
-from schemas.api_tenant import LayerUsage, TenantPolicy, UserList, UserSummary
+from schemas.api_tenant import (
+    ExtractionFigures,
+    LayerUsage,
+    TenantPolicy,
+    TenantQuality,
+    TenantQualityFigures,
+    UserList,
+    UserQuality,
+    UserQualityFigures,
+    UserSummary,
+)
 from schemas.enums import Layer
 from schemas.settings import Capacities
 from schemas.transfer import exported_line
@@ -50,21 +60,43 @@ class TenantView:
             context_budget_split=dict(BUDGET_SPLIT),
         )
 
-    def quality(self) -> dict[str, Any]:
-        """The tenant's quality figures from the last successful consolidation run (``jobs.consolidate``):
-        eviction hit rate, profile drift and agreement for the tenant and each user, and the semantic
-        reader's figures on the shipped labelled set; every figure None before a first run."""
-        runs = self._store.jobs.runs("consolidate", QUALITY_RUNS_READ)
-        finished = next((r for r in runs if r["status"] == "succeeded" and r["report"]), None)
-        report = finished["report"] if finished else {}
-        return {
-            "tenant_id": self.tenant_id,
-            "run_id": finished["run_id"] if finished else None,
-            "finished_at": finished["finished_at"] if finished else None,
-            "hit_window_days": report.get("hit_window_days"),
-            "figures": report.get("tenants", {}).get(self.tenant_id),
-            "extraction": report.get("extraction"),
-        }
+    def quality(self) -> TenantQuality:
+        """The tenant's quality figures from the last successful consolidation run that covered it
+        (``jobs.consolidate``): eviction hit rate, profile drift and agreement for the tenant and each user,
+        and the semantic reader's figures on the shipped labelled set; figures None before such a run."""
+        run, report = self._last_run()
+        figures, extraction = report.get("tenants", {}).get(self.tenant_id), report.get("extraction")
+        return TenantQuality(
+            tenant_id=self.tenant_id,
+            **run,
+            figures=TenantQualityFigures.model_validate(figures) if figures else None,
+            extraction=ExtractionFigures.model_validate(extraction) if extraction else None,
+        )
+
+    def user_quality(self, user_id: str) -> UserQuality:
+        """One user's figures from the same run as ``quality``; None for a user that run did not see."""
+        run, report = self._last_run()
+        figures = report.get("tenants", {}).get(self.tenant_id, {}).get("per_user", {}).get(user_id)
+        return UserQuality(
+            tenant_id=self.tenant_id,
+            user_id=user_id,
+            **run,
+            figures=UserQualityFigures.model_validate(figures) if figures else None,
+        )
+
+    def _last_run(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The newest succeeded consolidation run whose report covers this tenant (a run over other tenants
+        says nothing of it): its identity and its report; both empty before such a run."""
+        for run in self._store.jobs.runs("consolidate", QUALITY_RUNS_READ):
+            report = run["report"] or {}
+            if run["status"] == "succeeded" and self.tenant_id in report.get("tenants", {}):
+                identity = {
+                    "run_id": run["run_id"],
+                    "finished_at": run["finished_at"],
+                    "hit_window_days": report.get("hit_window_days"),
+                }
+                return identity, report
+        return {}, {}
 
     def alerts(self, status: AlertFilter = "open", limit: int = 100) -> AlertList:
         """The alerts of every user of the tenant, newest first."""

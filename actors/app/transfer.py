@@ -74,7 +74,7 @@ def batch_of(tenant_id: str, user_id: str, records: list[UserRecord]) -> tuple[I
     batch = ImportBatch()
     refused = 0
     for record in records:
-        values = record.model_dump(exclude={"type", "user_id"})
+        values = record.model_dump(exclude={"type", "user_id", "display"})  # display: derived, not stored
         if isinstance(record, TombstoneLine):
             batch.tombstones.append(Tombstone(tenant_id, user_id, **values))
         elif isinstance(record, MemoryLine):

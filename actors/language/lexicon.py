@@ -80,12 +80,16 @@ def _index_tables() -> tuple[dict[str, str], dict[str, set[str]]]:
     return alias_to_canonical, categories
 
 
+#: diets are spelled for display only (the diet rules name their values): canonical → spellings
+_DIET_SPELLINGS = _TABLES.pop("diet")
 _ALIASES, _CATEGORIES = _index_tables()
 _CJK_ALIASES = sorted((a for a in _ALIASES if has_han(a)), key=len, reverse=True)
 #: canonical value → its spellings in either language, longest first (so 花生酱 is found before 花生)
 _SPELLINGS: dict[str, list[str]] = {}
 for _alias in sorted(_ALIASES, key=len, reverse=True):
     _SPELLINGS.setdefault(_ALIASES[_alias], []).append(_alias)
+for _diet, _spelled_as in _DIET_SPELLINGS.items():
+    _SPELLINGS.setdefault(_diet, []).extend(sorted(_spelled_as, key=len, reverse=True))
 
 _IRREGULAR = {
     "children": "child",
@@ -229,8 +233,10 @@ def clean_phrase(raw: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def normalize_value(raw: str) -> str:
-    """The canonical slot value of a phrase: "Peanuts" / "花生" → "peanut", "杭州市" → "hangzhou"."""
+def normalize_value(raw: str, *, a_name: bool = False) -> str:
+    """The canonical slot value of a phrase: "Peanuts" / "花生" → "peanut", "杭州市" → "hangzhou". The name
+    of a place or a company (``a_name``) is no plural: "Athens", "Siemens" stay whole unless the lexicon
+    knows them."""
     text = clean_phrase(raw)
     if not text:
         return ""
@@ -243,12 +249,12 @@ def normalize_value(raw: str) -> str:
     stripped = re.sub(r"(?:市|省|区|县)$", "", text)
     if stripped in _ALIASES:
         return _ALIASES[stripped]
-    return singular
+    return text if a_name else singular
 
 
 def canonical_place(raw: str) -> str:
     """A residence or hometown value: a known city when the phrase names one ("杭州西湖区" → hangzhou)."""
-    value = normalize_value(raw)
+    value = normalize_value(raw, a_name=True)
     if is_place(value) or not has_han(value):
         return value
     # the first city named wins ("浙江杭州" → hangzhou, "上海南京路" → shanghai); a province only if no city
@@ -259,6 +265,11 @@ def canonical_place(raw: str) -> str:
         if value.startswith(alias) and is_place(_ALIASES[alias]):
             return _ALIASES[alias]
     return value
+
+
+def han_spellings(category: str) -> list[str]:
+    """The Chinese spellings of a category's values, longest first (柯基 and 金毛 of ``pet``)."""
+    return [a for a in _CJK_ALIASES if category in _CATEGORIES.get(_ALIASES[a], ())]
 
 
 def categories_of(value: str) -> frozenset[str]:
@@ -345,6 +356,8 @@ _POLITE = re.compile(
     r"^(?:(?:please|pls|kindly|can you|could you|would you|以后|请你|请|麻烦你|麻烦|你)[\s,，]*)+", re.I
 )
 _INSTRUCTION_END = " \t.,;:!?。，；：！？~～" + "吧啊呀哦啦"
+
+
 def instruction(clause: str) -> str:
     """A style instruction as the user gave it, minus courtesy: "Please keep answers to three sentences" →
     "keep answers to three sentences"; "请用表格回答我" → "用表格回答我"."""
@@ -403,8 +416,9 @@ def surface_form(value: str, content: str) -> str | None:
 
 
 def _spelled(word: str, content: str) -> str | None:
-    """The words of ``content`` that spell ``word``: a Chinese word anywhere, another at a word's start."""
+    """The words of ``content`` that spell ``word``: a Chinese word anywhere, another at a word's start (a
+    Han character before it is a boundary: 我住在Zürich spells Zürich)."""
     if has_han(word):
         return word if word in content else None
-    m = re.search(rf"(?<!\w){re.escape(word)}", content, re.IGNORECASE)
+    m = re.search(rf"(?<![^\W{HAN}]){re.escape(word)}", content, re.IGNORECASE)
     return m.group(0) if m else None

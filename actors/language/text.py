@@ -12,6 +12,9 @@ import re
 
 #: the Han ideographs as the body of a regex character class: ``f"[{HAN}]"``
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+#: the capital letters of the Latin scripts (A-Z, À-Þ, Ł, Ś, Ž, Ő …), for a character class: a name or a place
+#: is read by its capital in any of them (Łukasz, Šimon, Őrség)
+LATIN_UPPER = "".join(c for c in map(chr, range(0x41, 0x250)) if c.isupper() and c.isalpha())
 
 _HAN_CHAR = re.compile(f"[{HAN}]")
 _HAN_RUN = re.compile(f"[{HAN}]+")

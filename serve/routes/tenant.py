@@ -1,11 +1,9 @@
 """The caller's tenant: the gate policy its users live under (capacities, decay, fusion weights, context
 budget and how that budget is split), and the quality figures the last consolidation run computed for it."""
 
-from typing import Any
-
 from fastapi import APIRouter
 
-from schemas.api_tenant import TenantPolicy
+from schemas.api_tenant import TenantPolicy, TenantQuality
 from serve.routes.deps import GatewayDep, TenantDep
 
 router = APIRouter(prefix="/v1", tags=["tenant"])
@@ -21,5 +19,5 @@ async def policy(tenant: TenantDep, gateway: GatewayDep) -> TenantPolicy:
     summary="The tenant's quality figures from the last consolidation run: eviction hit rate, profile drift "
     "and agreement (per tenant and per user), and the extraction figures on the shipped labelled set",
 )
-async def quality(tenant: TenantDep, gateway: GatewayDep) -> dict[str, Any]:
+async def quality(tenant: TenantDep, gateway: GatewayDep) -> TenantQuality:
     return await gateway.read_tenant(tenant, lambda view: view.quality())

@@ -5,7 +5,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from schemas.api_tenant import MAX_USER_QUERY_CHARS, MAX_USERS_PAGE, USER_QUERY_PATTERN, UserList, UserSummary
+from schemas.api_tenant import (
+    MAX_USER_QUERY_CHARS,
+    MAX_USERS_PAGE,
+    USER_QUERY_PATTERN,
+    UserList,
+    UserQuality,
+    UserSummary,
+)
 from serve.routes.deps import GatewayDep, TenantDep, UserIdPath
 
 router = APIRouter(prefix="/v1/users", tags=["users"])
@@ -32,3 +39,12 @@ async def list_users(
 @router.get("/{user_id}/summary", summary="One user's tier usage against the tenant's capacities")
 async def user_summary(user_id: UserIdPath, tenant: TenantDep, gateway: GatewayDep) -> UserSummary:
     return await gateway.read_tenant(tenant, lambda view: view.user_summary(user_id))
+
+
+@router.get(
+    "/{user_id}/quality",
+    summary="One user's quality figures from the last consolidation run: profile drift and agreement, "
+    "eviction hit rate (figures null before a run covered the user)",
+)
+async def user_quality(user_id: UserIdPath, tenant: TenantDep, gateway: GatewayDep) -> UserQuality:
+    return await gateway.read_tenant(tenant, lambda view: view.user_quality(user_id))

@@ -362,6 +362,47 @@ def test_add_edit_and_try_a_turn(console, http, tenant_key):
     assert console.errors == []
 
 
+def test_quality_figures_for_the_tenant_and_each_user(console, http, tenant_key, stack_settings):
+    """Before a consolidation run the Quality page and a user's Quality tab say so plainly; after two runs
+    they show the tenant's figures, each user's, when they were computed, and the reader's figures."""
+    from playwright.sync_api import expect
+
+    from jobs import consolidate
+
+    page = console.page
+    tenant = http.get("/v1/policy", headers={"X-API-Key": tenant_key}).json()["tenant_id"]
+    for session in ("s1", "s2"):
+        say(http, tenant_key, "ines", session, "I live in Porto", "我喜欢爬山")
+    console.open("#/quality")
+    console.sign_in(tenant_key)
+    none_yet = page.locator("#no-quality-run")
+    expect(none_yet).to_contain_text("No consolidation run has covered this tenant yet")
+    console.open("#/users/ines/quality")
+    expect(page.locator("#no-quality-run")).to_contain_text("No consolidation run has covered this user yet")
+    console.shot("quality-none")
+
+    consolidate.run(stack_settings, [tenant])
+    run = consolidate.run(stack_settings, [tenant])
+    page.click(".tabs >> text=Memory")
+    page.click(".tabs >> text=Quality")
+    expect(page.locator("#quality-run")).to_contain_text(run["run_id"])
+    mine = page.locator("#user-quality")
+    expect(mine.locator("tr[data-figure=profile_agreement] .figure")).to_have_text("100%")
+    expect(mine.locator("tr[data-figure=profile_drift] .figure")).to_have_text("0%")
+    expect(mine.locator("tr[data-figure=eviction_hit_rate] .figure")).to_have_text("–")  # nothing evicted
+    console.shot("quality-user")
+
+    page.click("#nav >> text=Quality")
+    expect(page.locator("#quality-run")).to_contain_text(run["run_id"])
+    expect(page.locator("#tenant-quality tr[data-figure=profile_agreement] .figure")).to_have_text("100%")
+    expect(page.locator("#quality-users tr[data-user=ines]")).to_contain_text("100%")
+    expect(page.locator("#quality-extraction")).to_contain_text("all slotted")
+    console.shot("quality-tenant")
+    page.click("#quality-users a >> text=ines")
+    expect(page.locator("#user-quality")).to_be_visible()
+    assert not console.errors
+
+
 def test_narrow_screen_and_no_such_user(browser, serve_app, screenshots, http, tenant_key):
     from playwright.sync_api import expect
 

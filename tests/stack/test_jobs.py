@@ -463,3 +463,50 @@ def test_ray_data_reads_the_users_from_postgresql_with_bound_parameters(make_sta
     finally:
         with psycopg.connect(admin_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE "{database}" WITH (FORCE)')
+
+
+def test_quality_figures_are_read_over_http_per_tenant_and_per_user(http, stack_settings, sql_store):
+    """Before a run covered the tenant every figure is null (the console's "no run yet"); after, the
+    tenant's figures and each user's own are served, a user the run did not see has none, and another
+    tenant's run or key shows nothing of this one."""
+    from jobs import consolidate
+
+    tenant, key = new_tenant(sql_store)
+    other, other_key = new_tenant(sql_store)
+    headers = {"X-API-Key": key}
+
+    def read(path, with_key=key):
+        response = http.get(path, headers={"X-API-Key": with_key})
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    assert read("/v1/quality")["figures"] is None and read("/v1/quality")["run_id"] is None
+    assert read("/v1/users/lena/quality")["figures"] is None
+    said = {"s1": "I live in Lisbon and I love hiking", "s2": "I live in Lisbon, and hiking is my thing"}
+    for session, text in said.items():
+        _say(http, key, "lena", session, text, f"{session}-d")
+    _say(http, other_key, "omar", "s1", "I live in Cairo", "o-d")
+    consolidate.run(stack_settings, [other])
+    assert read("/v1/quality")["run_id"] is None  # a run over another tenant says nothing of this one
+
+    consolidate.run(stack_settings, [tenant])
+    second = consolidate.run(stack_settings, [tenant])
+    quality = read("/v1/quality")
+    assert quality["run_id"] == second["run_id"] and quality["finished_at"]
+    assert quality["hit_window_days"] == second["hit_window_days"]
+    figures = quality["figures"]
+    assert figures["users"] == 1 and figures["profile_agreement"] == 1.0
+    assert figures["profile_drift"] == 0.0 and figures["users_compared"] == 1  # the second run: nothing moved
+    assert set(figures["per_user"]) == {"lena"}
+    assert quality["extraction"]["labelled_set"] >= 400
+
+    lena = read("/v1/users/lena/quality")
+    assert lena["run_id"] == second["run_id"] and lena["user_id"] == "lena"
+    assert lena["figures"] == figures["per_user"]["lena"]
+    assert lena["figures"]["profile_agreement"] == 1.0 and lena["figures"]["eviction_hit_rate"] is None
+    newcomer = read("/v1/users/nobody-yet/quality")
+    assert newcomer["run_id"] == second["run_id"] and newcomer["figures"] is None
+    # another tenant's key reads its own figures only: omar, never lena
+    assert set(read("/v1/quality", other_key)["figures"]["per_user"]) == {"omar"}
+    assert read("/v1/users/lena/quality", other_key)["figures"] is None
+    assert http.get("/v1/users/bad id/quality", headers=headers).status_code == 422

@@ -28,6 +28,7 @@ from actors.language.rules import (
     listed,
     object_phrase,
 )
+from actors.language.text import LATIN_UPPER
 from schemas.enums import Polarity
 
 NEGATIVE = Polarity.NEGATIVE
@@ -44,9 +45,13 @@ I_ANY = r"\bi(?:'ve|'d|'ll|\s+have|\s+had)?\s+" + ADV
 I_NOW = r"\bi\s+" + ADV
 IM = r"\b(?:i'm|i\s+am|im)\s+" + ADV
 OBJ = r"(?P<obj>.+)"
-NAME = r"(?P<name>(?-i:[A-Z])[\w'-]+)"
-#: a capitalised word of any Latin script (Tomás, Élodie, O'Brien)
-_CAP = r"(?-i:[A-ZÀ-ÖØ-Þ])[\w'-]*\w"
+NAME = rf"(?P<name>(?-i:[{LATIN_UPPER}])[\w'-]+)"
+#: a capitalised word of any Latin script (Tomás, Élodie, O'Brien, Łukasz)
+_CAP = rf"(?-i:[{LATIN_UPPER}])[\w'-]*\w"
+#: a place named by its capitalised words (Rotterdam, Porto Alegre, São Paulo)
+CAPITALISED_PLACE = rf"(?P<obj>{_CAP}(?:\s+{_CAP}){{0,2}})"
+#: one capitalised word of letters only, a member's name (Max, Zoë, Łucja)
+CAP_WORD = rf"(?-i:[{LATIN_UPPER}][^\W\d_]+)"
 #: a full name: up to four capitalised words, particles between them (Anna Maria Lopez, Ludwig van Beethoven)
 FULL_NAME = rf"(?P<name>{_CAP}(?:\s+(?:(?-i:van|von|de|da|del|der|di|le|la|bin|al)\s+)?{_CAP}){{0,3}})"
 DAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -223,8 +228,11 @@ _GREETING = (
     r"\bmy\s+(?:full\s+|first\s+|real\s+)?name(?:'s|\s+is)\s+" + FULL_NAME,
     r"\b(?:call me|i go by|i'm called|i am called|(?:people|everyone|everybody|friends|my friends|they|most "
     r"people)\s+(?:call|calls)\s+me|you can call me|just call me|the name's|name's)\s+" + FULL_NAME,
-    _GREETING + r"(?:i'm|i am|im|this is|it's|it is)\s+" + FULL_NAME + r"\s*(?:[,.!]|$|\s+here\b)",
-    _GREETING + FULL_NAME + r"\s+here\b",
+    _GREETING
+    + r"(?:i'm|i am|im|this is|it's|it is)\s+"
+    + FULL_NAME
+    + r"\s*(?:[,.!]|$|\s+(?:here|speaking)\b)",
+    _GREETING + FULL_NAME + r"\s+(?:here\b|speaking\s*(?:[,.!]|$))",  # "Public speaking scares me" is none
     r"\bmy\s+name(?:'s|\s+is)\s+(?P<name>[a-z][\w'-]+)$",
 )
 def _name(m: re.Match[str], clause: str) -> list[Finding] | None:
@@ -260,6 +268,14 @@ def _birthday(m: re.Match[str], clause: str) -> list[Finding] | None:
     r"(?:with\s+(?:my\s+)?[\w' -]{2,30}?\s+)?in\s+" + OBJ,
     IM + r"(?:living|based|located|staying|settled)\s+in\s+" + OBJ,
     r"\bmy\s+(?:home|house|apartment|flat|place)\s+is\s+in\s+" + OBJ,
+    # home named as a place: "these days home is Rotterdam", "home for me is Leeds now"
+    r"^(?:(?:these days|nowadays|now|right now|currently|for now),?\s+)?home\s+(?:for\s+me\s+)?"
+    r"(?:is|has been)\s+(?:now\s+)?" + CAPITALISED_PLACE,
+    # the place first: "Leeds is where I live now", "Leeds is home", "Leeds is my home these days"
+    r"^"
+    + CAPITALISED_PLACE
+    + r"\s+(?:is|has been)\s+(?:where\s+(?:i\s+live|i'm\s+based|i\s+am\s+based|i\s+call\s+home)\b|"
+    r"my\s+home(?:\s+(?:now|these days|nowadays))?\s*[.!]?$)",
 )
 def _residence(m: re.Match[str], clause: str) -> list[Finding] | None:
     place = _place(m["obj"])
@@ -291,7 +307,7 @@ def _employer(raw: str) -> str | None:
     phrase = object_phrase(raw, PHRASING)
     if not is_real_object(phrase) or len(phrase.split()) > 5:
         return None
-    value = normalize_value(phrase)
+    value = normalize_value(phrase, a_name=True)
     return value if value and value not in _NOT_EMPLOYERS else None
 
 
@@ -424,8 +440,8 @@ def _member(role: str, name: str | None) -> str:
     r"teenage|grown|grown-up|big|twin|wonderful|amazing|beautiful|lovely)\s+)*" + ROLE + r"\b"
     r"(?:\s*,?\s*(?:named|called)\s+" + NAME + r")?",
     r"\bmy\s+(?:\w+\s+)?" + ROLE + r"(?:'s\s+name\s+is|\s+is\s+(?:named|called))\s+" + NAME,
-    r"\bmy\s+" + ROLE + r",?\s+(?P<name>(?-i:[A-Z][a-z]+))\b",
-    r"^(?P<name>(?-i:[A-Z][a-z]+))\s+is\s+my\s+(?:\w+\s+)?" + ROLE + r"\b",
+    r"\bmy\s+" + ROLE + rf",?\s+(?P<name>{CAP_WORD})\b",
+    rf"^(?P<name>{CAP_WORD})\s+is\s+my\s+(?:\w+\s+)?" + ROLE + r"\b",
 )
 def _family(m: re.Match[str], clause: str) -> list[Finding]:
     return [fact("basic.family", _member(_role(m["role"]), m["name"]))]
@@ -472,8 +488,8 @@ PET = (
     r"(?:\s*,?\s*(?:named|called)\s+(?P<name>\w+))?",
     r"\bmy\s+(?:\w+\s+)?" + PET + r"(?:'s\s+name\s+is|\s+is\s+(?:named|called))\s+(?P<name>\w+)",
     r"\bmy\s+" + PET + r"\s+is\s+an?\s+(?:[\w-]+\s+){0,3}?(?:named|called)\s+(?P<name>\w+)",
-    r"\bmy\s+" + PET + r",?\s+(?P<name>(?-i:[A-Z][a-z]+))\b",
-    r"^(?P<name>(?-i:[A-Z][a-z]+)),?\s+my\s+(?:\w+\s+)?" + PET + r"\b",
+    r"\bmy\s+" + PET + rf",?\s+(?P<name>{CAP_WORD})\b",
+    rf"^(?P<name>{CAP_WORD}),?\s+my\s+(?:\w+\s+)?" + PET + r"\b",
 )
 def _pet(m: re.Match[str], clause: str) -> list[Finding]:
     animal = BREEDS.get(m["pet"].lower()) or normalize_value(m["pet"])
@@ -488,8 +504,8 @@ SOCIAL = (
 
 
 @book.rule(
-    r"^(?P<name>(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z][a-z]+))?)\s+(?:is|was)\s+my\s+(?:\w+\s+)?" + SOCIAL + r"\b",
-    r"\bmy\s+(?:\w+\s+)?" + SOCIAL + r",?\s+(?P<name>(?-i:[A-Z][a-z]+))\b",
+    rf"^(?P<name>{CAP_WORD}(?:\s+{CAP_WORD})?)\s+(?:is|was)\s+my\s+(?:\w+\s+)?" + SOCIAL + r"\b",
+    r"\bmy\s+(?:\w+\s+)?" + SOCIAL + rf",?\s+(?P<name>{CAP_WORD})\b",
 )
 def _social(m: re.Match[str], clause: str) -> list[Finding] | None:
     name = m["name"]

@@ -51,7 +51,9 @@ FORMATS = (
 )
 
 book.rule(
-    r"\b(?:keep|limit)\s+(?:your\s+|the\s+|my\s+)?" + REPLIES + r"\s+(?:to|under|within|below|at|to at most|"
+    r"\b(?:keep|kept|keeping|limit|limited|limiting|cap|capped)\s+(?:your\s+|the\s+|my\s+)?"
+    + REPLIES
+    + r"\s+(?:to|under|within|below|at|to at most|"
     r"to no more than)\s+(?:\w+\s+)?" + UNITS + r"\b",
     r"\b(?:answer|reply|respond|explain|sum (?:it )?up)\s+(?:me\s+)?in\s+" + COUNT + r"\s+" + UNITS + r"\b",
     r"\b(?:no more than|at most)\s+" + COUNT + r"\s+" + UNITS + r"\b",
@@ -186,6 +188,11 @@ VENT = (
 
 @book.rule(
     FEEL + ADV + INTENSITY + MOOD + r"\b(?!\s+(?:of|with|at|to|that|for)\b)",
+    # the subject left out: "Feeling pretty stressed out today", "Been so tired lately"
+    r"^(?:(?:been|just)\s+)?(?:feeling\s+|been\s+)"
+    + INTENSITY
+    + MOOD
+    + r"\b(?!\s+(?:of|with|at|to|that|for)\b)",
     r"^(?:[\w' -]{2,40}?)\s+(?:is|are|has been|have been|feels)\s+"
     r"(?:so|really|super|too|such|very|incredibly|extremely|quite|kind of|pretty|getting)\s+(?:\w+\s+)?"
     + VENT
@@ -240,6 +247,10 @@ DISLIKE_I = (
     r"hate|dislike|detest|loathe|despise|can't stand|cannot stand|can not stand|don't like|do not like|"
     r"don't really like|don't enjoy|do not enjoy|don't care for|didn't like|never liked|avoid"
 )
+_REVOLTING = (
+    r"(?:just\s+|so\s+|really\s+|absolutely\s+|pretty\s+)?(?:disgusting|gross|revolting|unbearable|awful|"
+    r"horrible|nasty|vile)"
+)
 DISLIKE_IM = (
     r"not a (?:big |huge )?fan of|not (?:really )?into|sick of|tired of|fed up with|not interested in|"
     r"not crazy about"
@@ -253,6 +264,10 @@ DISLIKE_IM = (
     r"give me)\s+(?:me\s+)?(?:any\s+)?(?:more\s+)?" + OBJ,
     r"^no\s+more\s+" + OBJ,
     I_NOW + r"(?:don't|do not|never)\s+(?:eat|drink)\s+" + OBJ,
+    # the taste first, judged by the user: "Olives are disgusting to me", "cilantro tastes like soap" (not
+    # "the traffic is awful": a judgement without "to me" or a taste or smell is no taste)
+    OPENING + r"(?P<obj>[\w' -]{2,30}?)\s+(?:(?:is|are)\s+" + _REVOLTING + r"\s+to\s+me|"
+    r"(?:taste|tastes|smell|smells)\s+(?:" + _REVOLTING + r"|like soap)(?:\s+to\s+me)?)\s*[.!]?$",
 )
 def _dislike(m: re.Match[str], clause: str) -> list[Finding] | None:
     return listed(m["obj"], PHRASING, lambda v: liking(v, NEGATIVE))

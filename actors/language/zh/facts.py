@@ -15,6 +15,7 @@ from actors.language.lexicon import (
     canonical_place,
     categories_of,
     family_role,
+    han_spellings,
     is_allergen,
     is_place,
     normalize_value,
@@ -231,7 +232,7 @@ def _age(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 @book.rule(
     S + r"(?:住在|居住在|定居在|定居于|生活在|住于)" + OBJ,
-    S + r"在(?P<obj>[^，,。在]{1,12}?)(?:工作生活|生活工作|生活|定居|安家)",
+    S + r"是?在(?P<obj>[^，,。在]{1,12}?)(?:工作生活|生活工作|生活|定居|安家)",
     r"^(?:我|我们)?家" + ZADV + r"(?:住)?在" + OBJ,
 )
 def _residence(m: re.Match[str], clause: str) -> list[Finding] | None:
@@ -265,7 +266,7 @@ def _works_in(m: re.Match[str], clause: str) -> list[Finding] | None:
 @book.rule(
     S + r"(?:来自|是从)" + OBJ,
     r"^我?的?(?:老家|家乡)" + ZADV + r"(?:是|在)" + OBJ,
-    S + r"在(?P<obj>[^，,。在]{1,12}?)长大",
+    S + r"是?在(?P<obj>[^，,。在]{1,12}?)长大",  # 我是在哈尔滨长大的: the cleft 是…的 says the same
     S + r"(?:出生在|出生于|生在)" + OBJ,
     rf"^我?是(?P<obj>[{HAN}]{{2,6}}?)人$",
 )
@@ -281,6 +282,8 @@ def _hometown(m: re.Match[str], clause: str) -> list[Finding] | None:
     S + r"是(?:一名|一位|名)" + OBJ,
     r"^我?的?(?:工作|职业)" + ZADV + r"是" + OBJ,
     S + r"从事" + OBJ,
+    # the trade one is in: 我干会计这行十年了, 我做设计这一行
+    S + r"(?:干|做|搞)(?P<obj>[^，,。这]{1,8}?)(?:这一?行|这份工作)",
 )
 def _occupation_declared(m: re.Match[str], clause: str) -> list[Finding] | None:
     obj = re.sub(r"(?:工作|行业|这行)$", "", _clean_object(m["obj"]))
@@ -368,7 +371,8 @@ def _family_mention(m: re.Match[str], clause: str) -> list[Finding]:
     return [fact("basic.family", role, confidence=0.7, inferred=True, importance=MENTION_IMPORTANCE)]
 
 
-PET = r"(?P<pet>猫咪|小猫|猫|狗狗|小狗|狗|兔子|仓鼠|鹦鹉|金鱼|乌龟)"
+#: the pets of the lexicon, breeds too (柯基 is a dog); of one character only 猫 and 狗 (马 starts 马拉松)
+PET = "(?P<pet>" + "|".join([a for a in han_spellings("pet") if len(a) > 1 or a in "猫狗"]) + ")"
 
 
 @book.rule(
