@@ -4,10 +4,10 @@ Starts a stack from each source tree given (``hermes-memory up --detach`` with `
 proxy and replica spans on, and ours), writes a short history for one user, then sends ``--requests`` recalls
 (every query unique) and as many one-turn writes at concurrency 1, each with its own ``traceparent``. For each
 span name of those traces it prints the median duration and the median start offset from the client's send;
-then the hops as differences of nested spans (the proxy before the replica, the ingress before the route, the
-route before the gateway, the gateway before the host, the host before its own work). Tracing itself costs a
-little in every process (each span is written to the file as it ends), so the client's total here is a few ms
-above an untraced run's.
+then, per trace, the hops between nested spans (``HOPS``: outside the app, the app before the gateway, out to
+the host, the host's embedding and the rest of its work, back, and after the gateway), and their medians.
+Tracing itself costs a little in every process (each span is written to the file as it ends), so the client's
+total here is a few ms above an untraced run's.
 
     .venv/bin/python tests/bench/bench_hops.py                      # this checkout
     .venv/bin/python tests/bench/bench_hops.py --tree /path/to/base # another source tree
@@ -36,12 +36,29 @@ sys.path.insert(0, str(REPO))
 from tests.bench import loadgen  # noqa: E402
 from tests.bench.bench_hosts import stack  # noqa: E402
 
-#: (hop, outer span, inner span): the hop is the outer span's median minus the inner's
-RECALL_HOPS = [
-    ("client → proxy: loopback HTTP, uvicorn, proxy receive", "client", "proxy"),
-    ("proxy → replica: Serve routing, the handle call to the replica", "proxy", "replica"),
-    ("replica → route: ASGI, FastAPI parsing, auth, answer serialization", "replica", "route"),
-    ("route → host: gateway, quotas, the call to the host actor", "route", "host"),
+#: per operation: the HTTP route's span, the gateway's span, the host's span, the embedding's span
+OPERATIONS = {
+    "recall": (
+        "POST /v1/users/{user_id}/recall",
+        "search_memory",
+        "host.recall",
+        "embedder.embed_queries",
+    ),
+    "write": (
+        "POST /v1/users/{user_id}/turns",
+        "upsert_memory",
+        "host.write_turns",
+        "embedder.embed_passages",
+    ),
+}
+HOPS = [
+    "outside the app: loopback HTTP, the HTTP server, Serve's routing (and its proxy, when there is one)",
+    "the app before the gateway: ASGI middleware, the body, FastAPI parsing, auth",
+    "out to the host: quotas, the Ray call, the host's mailbox and worker thread",
+    "the host: embedding",
+    "the host: the rest of its work (recall or gate and SQL commit)",
+    "back from the host: the answer pickled, Ray, the replica's loop",
+    "after the gateway: answer serialization, the response sent",
 ]
 
 
@@ -54,29 +71,35 @@ def by_trace(path: Path, trace_ids: dict[str, float]) -> dict[str, list[dict]]:
     return found
 
 
-def roles(spans: list[dict], route: str) -> dict[str, dict]:
-    """The spans each hop is measured between, found by name and kind (Serve names its own)."""
+def hops(spans: list[dict], names: tuple[str, str, str, str], client_ms: float) -> list[float] | None:
+    """One trace's hops in ms (``HOPS``), or None when a span is missing. The HTTP span is ours (the
+    innermost of the route's name: Serve's replica span, when on, carries the same name)."""
+    route, gateway_name, host_name, embed_name = names
+    http = sorted((s for s in spans if s["name"] == route), key=lambda s: s["start"])
     named = {s["name"]: s for s in spans}
-    out: dict[str, dict] = {}
-    proxies = [s for s in spans if s["kind"] == "SERVER" and s["name"] != route]
-    servers = sorted(proxies, key=lambda s: s["start"])
-    if servers:
-        out["proxy"] = servers[0]
-    replicas = [s for s in spans if s.get("service") and "replica" in s["name"].lower()]
-    if replicas:
-        out["replica"] = min(replicas, key=lambda s: s["start"])
-    if route in named:
-        out["route"] = named[route]
-    host = [s for s in spans if s["name"].startswith("host.") and s["name"] != "host.activate"]
-    if host:
-        out["host"] = host[0]
-    return out
+    if not http or not {gateway_name, host_name, embed_name} <= set(named):
+        return None
+    outer, gateway, host = http[-1], named[gateway_name], named[host_name]
+
+    def ms(nanoseconds: float) -> float:
+        return nanoseconds / 1e6
+
+    embedding = sum(ms(s["end"] - s["start"]) for s in spans if s["name"] == embed_name)
+    return [
+        client_ms - ms(outer["end"] - outer["start"]),
+        ms(gateway["start"] - outer["start"]),
+        ms(host["start"] - gateway["start"]),
+        embedding,
+        ms(host["end"] - host["start"]) - embedding,
+        ms(gateway["end"] - host["end"]),
+        ms(outer["end"] - gateway["end"]),
+    ]
 
 
 async def measure(base: str, key: str, spans_file: Path, requests: int) -> dict:
     headers = {"X-API-Key": key}
     sent: dict[str, dict[str, float]] = {"recall": {}, "write": {}}
-    client_ms: dict[str, list[float]] = {"recall": [], "write": []}
+    client_ms: dict[str, dict[str, float]] = {"recall": {}, "write": {}}
     async with httpx.AsyncClient(base_url=base, timeout=120) as client:
         load = loadgen.Load(client, key)
         for _ in range(10):
@@ -95,28 +118,24 @@ async def measure(base: str, key: str, spans_file: Path, requests: int) -> dict:
                 response.raise_for_status()
                 if n >= 3:  # the first few warm the path
                     sent[op][trace_id] = started_ns
-                    client_ms[op].append((time.perf_counter() - began) * 1000)
+                    client_ms[op][trace_id] = (time.perf_counter() - began) * 1000
     await asyncio.sleep(3)  # the last spans reach the file
     out = {}
-    for op, route in (
-        ("recall", "POST /v1/users/{user_id}/recall"),
-        ("write", "POST /v1/users/{user_id}/turns"),
-    ):
+    for op, names in OPERATIONS.items():
         traces = by_trace(spans_file, sent[op])
         durations: dict[str, list[float]] = defaultdict(list)
         offsets: dict[str, list[float]] = defaultdict(list)
-        role_ms: dict[str, list[float]] = defaultdict(list)
+        per_trace = []
         for trace_id, spans in traces.items():
             for s in spans:
                 durations[s["name"]].append((s["end"] - s["start"]) / 1e6)
                 offsets[s["name"]].append((s["start"] - sent[op][trace_id]) / 1e6)
-            for role, s in roles(spans, route).items():
-                role_ms[role].append((s["end"] - s["start"]) / 1e6)
-        role_ms["client"] = client_ms[op]
-        medians = {role: median(values) for role, values in role_ms.items() if values}
+            found = hops(spans, names, client_ms[op][trace_id])
+            if found is not None:
+                per_trace.append(found)
         out[op] = {
-            "traces": len(traces),
-            "client_p50_ms": round(medians["client"], 2),
+            "traces": len(per_trace),
+            "client_p50_ms": round(median(client_ms[op].values()), 2),
             "spans": {
                 name: {
                     "p50_ms": round(median(v), 2),
@@ -125,12 +144,7 @@ async def measure(base: str, key: str, spans_file: Path, requests: int) -> dict:
                 }
                 for name, v in sorted(durations.items(), key=lambda kv: median(offsets[kv[0]]))
             },
-            "hops": {
-                hop: round(medians[outer] - medians[inner], 2)
-                for hop, outer, inner in RECALL_HOPS
-                if outer in medians and inner in medians
-            },
-            "host_ms": round(medians.get("host", float("nan")), 2),
+            "hops": {hop: round(median(t[n] for t in per_trace), 2) for n, hop in enumerate(HOPS)},
         }
     return out
 
@@ -145,7 +159,6 @@ def report(name: str, figures: dict) -> str:
         lines.append("| hop | p50 ms |\n|---|---:|")
         for hop, ms in result["hops"].items():
             lines.append(f"| {hop} | {ms} |")
-        lines.append(f"| the host's span (mailbox entered → answer) | {result['host_ms']} |")
     return "\n".join(lines)
 
 
