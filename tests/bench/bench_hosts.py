@@ -1,8 +1,9 @@
-"""The host runtime against the design it replaced, through HTTP, in one run on one machine (issue 8).
+"""This checkout against a baseline commit, through HTTP, in one run on one machine (issues 8 and 20).
 
-Each design is started as a user starts it (``hermes-memory up --detach``: SQLite, a milvus-lite server,
+Each tree is started as a user starts it (``hermes-memory up --detach``: SQLite, a milvus-lite server,
 a local Ray, Serve, the real E5 embedder) from its own source tree — this checkout, and a git worktree of
-``--baseline`` (default: the last commit with one actor process per user) — and driven by the same load:
+``--baseline`` (default: ``f51fb89``, the path before issue 20's thin path; ``--baseline-tree`` reuses a
+checkout already there) — and driven by the same load:
 
 * **warm user, concurrency 1**: one user with a short history; writes (one turn each), then recalls, each
   query unique (no cache can answer it) — p50 / p95;
@@ -14,10 +15,14 @@ a local Ray, Serve, the real E5 embedder) from its own source tree — this chec
   and, for this checkout, the bytes one resident user with a full active memory (1,250 items) holds.
 
 Every phase is bounded by time and request count and stops by itself; the load average is printed so a
-noisy machine shows. Results go to stdout as a table and, with ``--out``, as JSON.
+noisy machine shows (at the start of every phase). ``--rounds N`` runs the trees N times, alternating, so a
+burst of load elsewhere on the machine shows as a disagreement between rounds rather than as a difference
+between trees. Results go to stdout as a table and, with ``--out``, as JSON. Both trees run with the
+Python running this script (the venv is shared, only ``PYTHONPATH`` differs).
 
-    .venv/bin/python tests/bench/bench_hosts.py --quick                # ~5 min, both designs
-    .venv/bin/python tests/bench/bench_hosts.py                        # the issue's sizes, both designs
+    .venv/bin/python tests/bench/bench_hosts.py --quick                # ~8 min, both trees
+    .venv/bin/python tests/bench/bench_hosts.py --quick --rounds 2     # ~16 min, both trees twice
+    .venv/bin/python tests/bench/bench_hosts.py                        # the issue's sizes, both trees
     .venv/bin/python tests/bench/bench_hosts.py --no-baseline          # this checkout only
 """
 
@@ -35,7 +40,7 @@ import tempfile
 import time
 import tracemalloc
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -47,7 +52,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.bench import loadgen, procstats  # noqa: E402
 
-BASELINE_REF = "c353470"
+BASELINE_REF = "f51fb89"
 
 
 @dataclass(frozen=True)
@@ -75,12 +80,9 @@ QUICK = Plan(history_turns=10, single_requests=30, mixed_users=16, mixed_seconds
 def stack(tree: Path, home: Path, extra_env: dict[str, str], say) -> Iterator[tuple[str, str, int]]:
     """``hermes-memory up --detach`` from ``tree``; yields (base URL, the demo tenant's key, stack pid)."""
     port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(tree), "HERMES_MEMORY_HOME": str(home), **extra_env}
-    for name in ("RAY_ADDRESS", "HERMES_TRACE_FILE"):
-        env.pop(name, None)
-    command = [
-        sys.executable, "-m", "cli.main", "up", "--detach", "--port", str(port), "--timeout", "600"
-    ]
+    inherited = {k: v for k, v in os.environ.items() if k not in ("RAY_ADDRESS", "HERMES_TRACE_FILE")}
+    env = {**inherited, "PYTHONPATH": str(tree), "HERMES_MEMORY_HOME": str(home), **extra_env}
+    command = [sys.executable, "-m", "cli.main", "up", "--detach", "--port", str(port), "--timeout", "600"]
     started = time.perf_counter()
     result = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, timeout=660)
     if result.returncode != 0:
@@ -188,14 +190,16 @@ async def drive(base_url: str, key: str, pid: int, plan: Plan, say) -> dict:
         mixed_users = [f"mix{n}" for n in range(plan.mixed_users)]
         for user in mixed_users:
             await asyncio.gather(*(loadgen.timed(req.write(user)) for _ in range(3)))
-        say("  warm user, concurrency 1")
+        say(f"  warm user, concurrency 1 (load average {_load()})")
+        out["load"] = {"c1": _load()}
         out["write_c1"] = figures(await sequential([req.write("warm") for _ in range(plan.single_requests)]))
         out["recall_c1"] = figures(
             await sequential([req.recall("warm") for _ in range(plan.single_requests)])
         )
         say(f"    write {out['write_c1']}\n    recall {out['recall_c1']}")
 
-        say(f"  mixed: {plan.clients} clients, {plan.mixed_users} users")
+        say(f"  mixed: {plan.clients} clients, {plan.mixed_users} users (load average {_load()})")
+        out["load"]["mixed"] = _load()
         mixed = await loadgen.closed_loop(
             lambda: req.mixed(req.rng.choice(mixed_users), plan.write_share),
             plan.clients,
@@ -210,7 +214,8 @@ async def drive(base_url: str, key: str, pid: int, plan: Plan, say) -> dict:
         }
         say(f"    {out['mixed']}")
 
-        say(f"  churn: {plan.churn_users} users, Zipf {plan.zipf}")
+        say(f"  churn: {plan.churn_users} users, Zipf {plan.zipf} (load average {_load()})")
+        out["load"]["churn"] = _load()
         churn_users = [f"c{n}" for n in range(plan.churn_users)]
         weights = list(itertools.accumulate(loadgen.zipf_weights(plan.churn_users, plan.zipf)))
         before = await req.load.stats()
@@ -309,8 +314,14 @@ def resident_user_bytes() -> dict:
 # ------------------------------------------------------------------------------------------------ main
 
 
+def _load() -> float:
+    """The 1-minute load average (2 cores: above 2 the stack shares them with other work)."""
+    return round(os.getloadavg()[0], 1)
+
+
 def table(results: dict[str, dict]) -> str:
     rows = [
+        ("load average at c=1 / mixed / churn", lambda r: "{c1} / {mixed} / {churn}".format(**r["load"])),
         ("recall c=1 p50 / p95 ms", lambda r: f"{r['recall_c1']['p50_ms']} / {r['recall_c1']['p95_ms']}"),
         ("write c=1 p50 / p95 ms", lambda r: f"{r['write_c1']['p50_ms']} / {r['write_c1']['p95_ms']}"),
         ("mixed req/s", lambda r: r["mixed"]["per_second"]),
@@ -349,8 +360,17 @@ def _safe(pick, result: dict):
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--baseline", default=BASELINE_REF, help="git ref of the design to compare with")
+    parser.add_argument("--baseline", default=BASELINE_REF, help="git ref of the tree to compare with")
+    parser.add_argument("--baseline-tree", type=Path, help="an existing checkout of the baseline to run")
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--rounds", type=int, default=1, help="run the trees this many times, alternating")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME:VAR=VALUE[,VAR=VALUE]",
+        help="also run this checkout with these environment variables, e.g. spin:HERMES_EMBEDDER_SPIN=true",
+    )
     parser.add_argument("--churn-users", type=int)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
@@ -365,27 +385,24 @@ def main(argv: list[str] | None = None) -> None:
     results: dict[str, dict] = {}
     memory = resident_user_bytes()
     say(f"one resident user with 1,250 active items: {memory}")
-    designs = [("hosts (this checkout)", REPO, {})]
-    baseline = None if args.no_baseline else baseline_tree(args.baseline)
-    try:
-        if baseline is not None:
-            designs.append(
-                (f"actor per user ({args.baseline})", baseline.__enter__(), {"HERMES_MAX_LIVE_ACTORS": "32"})
-            )
-        for name, tree, env in designs:
-            say(f"{name}: load average {os.getloadavg()}")
-            with (
-                tempfile.TemporaryDirectory(prefix="hermes-bench-") as home,
-                stack(tree, Path(home), env, say) as (
-                    base_url,
-                    key,
-                    pid,
-                ),
-            ):
-                results[name] = asyncio.run(drive(base_url, key, pid, plan, say))
-    finally:
-        if baseline is not None:
-            baseline.__exit__(None, None, None)
+    with ExitStack() as cleanup:
+        trees: list[tuple[str, Path, dict[str, str]]] = [("this checkout", REPO, {})]
+        for variant in args.variant:
+            name, _, assignments = variant.partition(":")
+            env = dict(pair.split("=", 1) for pair in assignments.split(",") if pair)
+            trees.append((f"this checkout, {name}", REPO, env))
+        if not args.no_baseline:
+            base = args.baseline_tree or cleanup.enter_context(baseline_tree(args.baseline))
+            trees.append((f"baseline {args.baseline}", base, {}))
+        for round_number in range(1, args.rounds + 1):
+            for name, tree, env in trees:
+                label = name if args.rounds == 1 else f"{name}, round {round_number}"
+                say(f"{label}: load average {os.getloadavg()}")
+                with (
+                    tempfile.TemporaryDirectory(prefix="hermes-bench-") as home,
+                    stack(tree, Path(home), env, say) as (base_url, key, pid),
+                ):
+                    results[label] = asyncio.run(drive(base_url, key, pid, plan, say))
     say(f"load average at end: {os.getloadavg()}")
     say(table(results))
     if args.out:

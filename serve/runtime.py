@@ -1,0 +1,49 @@
+"""How Ray Serve itself runs the service: the Serve options of the thin path (issue 20, docs/benchmarks.md).
+
+Ray Serve reads these from the environment of every Ray process (controller, replicas), once, at import,
+so they must be in place before Ray starts: the local stack sets them before ``ray.init`` (a value already
+in the environment wins, so each can be turned back); on a cluster, export them where ``ray start`` runs.
+
+* **direct ingress** (``RAY_SERVE_ENABLE_DIRECT_INGRESS``): the ingress replica serves HTTP itself (its own
+  uvicorn on the replica's event loop) instead of behind Serve's proxy actor. Behind the proxy, a request
+  costs an HTTP parse in the proxy, a Ray call to the replica and a second call back to the proxy for the
+  body; direct, none of them. Serve still starts its proxy on the head node (it refuses to serve HTTP
+  without one) and gives each ingress replica a port from a range: the range is the service's one port,
+  and the proxy takes a port of its own that nobody is told (``proxy_port``). One port means one ingress
+  replica per node, which is what this app runs (``HermesMemory`` holds no user state; the hosts do).
+* **user code on the replica's own loop** (``RAY_SERVE_RUN_USER_CODE_IN_SEPARATE_THREAD=0``): Serve otherwise
+  runs the app on a second event loop in a thread of its own, one more hand-off each way. The app never
+  blocks its loop: SQL and the hosts are awaited (``asyncio.to_thread``, Ray calls).
+* **logs**: the per-request access line goes to Serve's log files only, in buffered writes, not to stderr as
+  well (which Ray's log monitor would forward, line by line, to the driver).
+"""
+
+from __future__ import annotations
+
+import os
+
+DIRECT_INGRESS = "RAY_SERVE_ENABLE_DIRECT_INGRESS"
+
+
+def serve_environment(http_port: int) -> dict[str, str]:
+    """The Serve variables of the thin path, for a service answering HTTP on ``http_port``."""
+    return {
+        DIRECT_INGRESS: "1",
+        # Serve allocates from range(min, max): exactly the service's port
+        "RAY_SERVE_DIRECT_INGRESS_MIN_HTTP_PORT": str(http_port),
+        "RAY_SERVE_DIRECT_INGRESS_MAX_HTTP_PORT": str(http_port + 1),
+        "RAY_SERVE_RUN_USER_CODE_IN_SEPARATE_THREAD": "0",
+        "RAY_SERVE_LOG_TO_STDERR": "0",
+        "RAY_SERVE_REQUEST_PATH_LOG_BUFFER_SIZE": "1000",
+    }
+
+
+def apply_serve_environment(http_port: int) -> None:
+    """Put the thin path's Serve variables in this process's environment (which the Ray it starts
+    inherits), keeping any already set."""
+    for name, value in serve_environment(http_port).items():
+        os.environ.setdefault(name, value)
+
+
+def direct_ingress() -> bool:
+    return os.environ.get(DIRECT_INGRESS) == "1"
