@@ -64,7 +64,7 @@ class FakeDeep:
 
 def view_of(items: list[MemoryItem], budget: int) -> tuple[ArchiveView, FakeDeep]:
     newest_first = sorted(items, key=lambda i: i.archived_at or NOW, reverse=True)
-    deep = FakeDeep(items)
+    deep = FakeDeep([item.copy() for item in items])  # SQL's rows: not the objects the view holds
     return ArchiveView(lambda limit: newest_first[:limit], DIM, budget, deep=deep), deep
 
 
