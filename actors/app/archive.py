@@ -56,7 +56,7 @@ class IndexedArchive:
         return [by_id[memory_id] for memory_id in ids if memory_id in by_id]
 
     def told_within(self, period: Period, depth: int) -> list[MemoryItem]:
-        """Up to ``depth`` archived items created within the period, most recently archived first."""
+        """Up to ``depth`` archived items created within the period, the latest said first."""
         with span("sql.archived_in_period"):
             return self.store.find_archived(
                 self.tenant_id, self.user_id, created=(period.start, period.end), limit=depth

@@ -230,13 +230,13 @@ class UserMemoryService:
 
     @property
     def resident_bytes(self) -> int:
-        """Rough bytes this user holds in memory: items with their stored vectors, the recall matrix, keyword
-        postings and entity graph (calibrated with tracemalloc on a full user: docs/benchmarks.md)."""
-        # per active item: its vector and a row of the view's matrix; per archived item: its vector and an
-        # int8 row (each with its source turn's text)
-        per_item = 2800 + 2 * 4 * self.embedder.dim
-        archived = 0 if self._archive is None else len(self._archive.items) * (2200 + 5 * self.embedder.dim)
-        return len(self.engine.items) * per_item + archived
+        """Rough bytes this user holds in memory: the vector rows, and per item its record, texts, keyword
+        postings and entity-graph share (calibrated with tracemalloc on seeded users: docs/benchmarks.md,
+        tests/unit/app/test_resident_memory.py)."""
+        per_active, per_archived = 2600, 1500
+        vectors = sum(rows.nbytes for rows in self._held_by())
+        archived = 0 if self._archive is None else len(self._archive.items) * per_archived
+        return vectors + len(self.engine.items) * per_active + archived
 
     # ------------------------------------------------------------------ writes
 
