@@ -114,9 +114,8 @@ class MemoryStore:
 
     def refresh_statistics(self) -> None:
         """Fresh planner statistics of the memory table, after a bulk load (an import, a benchmark's seed)."""
-        with translated_errors("refresh_statistics"), self._engine.connect() as connection:
-            connection.execute(text("ANALYZE memory_items"))
-            connection.commit()
+        with self._writing("refresh_statistics") as session:
+            session.execute(text("ANALYZE memory_items"))
 
     @contextmanager
     def _writing(self, operation: str) -> Iterator[Session]:
