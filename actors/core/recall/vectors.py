@@ -102,7 +102,8 @@ class VectorRows:
         row = self._row.get(memory_id)
         if row is None:
             return None
-        return self._codes[row].astype(np.float32) * self._scales[row]
+        vector: np.ndarray = self._codes[row].astype(np.float32) * self._scales[row]
+        return vector
 
     def drop(self, memory_id: str) -> None:
         row = self._row.pop(memory_id, None)

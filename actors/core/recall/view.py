@@ -13,7 +13,7 @@ so a recall never rebuilds what the previous one built.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
@@ -125,8 +125,9 @@ class ArchivePart:
 class DeepArchive(Protocol):
     """The user's archived items beyond what memory holds, searched where they are stored."""
 
-    def nearest(self, vector: np.ndarray, depth: int) -> list[MemoryItem]:
-        """The ``depth`` archived items nearest the vector, over the whole archive."""
+    def nearest(self, vector: np.ndarray, depth: int, held: Collection[str] = ()) -> list[MemoryItem]:
+        """Of the ``depth`` archived items nearest the vector over the whole archive, those not ``held``
+        (memory scores those itself: they need not be read back)."""
         ...
 
     def told_within(self, period: Period, depth: int) -> list[MemoryItem]:
@@ -288,7 +289,8 @@ class ArchiveView:
             return None
         found: dict[str, MemoryItem] = {}
         if reach.weak:
-            found.update((item.memory_id, item) for item in self.deep.nearest(vector, depth))
+            nearest = self.deep.nearest(vector, depth, held=self.items.keys())
+            found.update((item.memory_id, item) for item in nearest)
         if reach.old_period and told is not None:
             found.update((item.memory_id, item) for item in self.deep.told_within(told, depth))
         items = [item for memory_id, item in found.items() if memory_id not in self.items]
