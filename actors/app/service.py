@@ -185,7 +185,7 @@ class UserMemoryService:
         """The active items and their recall structures; rebuilt only after the items changed."""
         if self._view is None:
             active = self.engine.active()
-            self._vectors.keep_only(item.memory_id for item in active)
+            self._vectors.keep_only(self.engine.items)  # what the engine still holds keeps its exact row
             self._view = ActiveView(active, self.embedder.dim, self._tokenized, self._vectors)
         return self._view
 
@@ -226,7 +226,7 @@ class UserMemoryService:
         items = list(items)
         if self._archive is not None:
             self._archive.apply(items, forgotten)
-        self._vectors.hold(item for item in items if item.is_active)
+        self._vectors.hold(item for item in items if item.memory_id in self.engine.items)
 
     @property
     def resident_bytes(self) -> int:
