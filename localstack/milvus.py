@@ -34,6 +34,11 @@ from typing import ClassVar
 from schemas.errors import StoreUnavailable
 
 MEMTABLE_LIMIT_ENV = "MILVUS_LITE_MEMTABLE_MEMORY_LIMIT_BYTES"
+#: seconds a Milvus standalone component's etcd session lives without a keepalive (``common.session.ttl``)
+SESSION_TTL_ENV = "HERMES_MILVUS_SESSION_TTL"
+#: Milvus's own default. 10 s made restarts faster (stale registrations expire sooner) but on a machine at
+#: load 15-30 for 2 CPUs a component missed its keepalives for 10 s, its session expired and the server quit
+DEFAULT_SESSION_TTL_S = 30
 DEFAULT_MEMTABLE_LIMIT_BYTES = 256 * 1024
 HOST = "127.0.0.1"
 
@@ -220,6 +225,7 @@ class LocalMilvus:
             if self._process.poll() is not None:
                 raise StoreUnavailable(
                     f"{self.label} exited with code {self._process.returncode}: {self._log_tail()}"
+                    f"{self._exit_hint()}"
                 )
             try:
                 wait_for_milvus(self.uri, timeout=min(1.0, max(0.0, deadline - time.monotonic())))
@@ -229,6 +235,10 @@ class LocalMilvus:
                     raise StoreUnavailable(
                         f"{self.label} did not serve {self.uri} within {timeout:.0f} s: {self._log_tail()}"
                     ) from None
+
+    def _exit_hint(self) -> str:
+        """What to do about an exit whose cause the log names, if we know."""
+        return ""
 
     def _log_tail(self, lines: int = 5) -> str:
         try:
@@ -315,10 +325,16 @@ class MilvusStandaloneServer(LocalMilvus):
         "log.stdout": "false",  # its own files under <data dir>/logs; only a crash's stderr reaches our log
         # on SIGINT, quit after 3 s: a graceful stop (default: up to 30 min) never completed in 10 s here
         "common.gracefulStopTimeout": 3,
-        # the restarted server then waits for its previous run's registrations to expire before it serves
-        # a loaded collection: ~38 s with the default 30 s, ~15 s with 10 s
-        "common.session.ttl": 10,
     }
+
+    def _exit_hint(self) -> str:
+        tail = self._log_tail(lines=40).casefold()
+        if "session" in tail and ("expire" in tail or "lease" in tail or "keepalive" in tail):
+            return (
+                f" — a component's etcd session expired (a loaded machine misses keepalives): set "
+                f"{SESSION_TTL_ENV} above its {session_ttl()} s"
+            )
+        return ""
 
     @property
     def _ports_file(self) -> Path:
@@ -373,6 +389,9 @@ class MilvusStandaloneServer(LocalMilvus):
             config.set(f"{component}.ip", HOST)
         for key, value in self._SETTINGS.items():
             config.set(key, value)
+        # a restarted server waits for its previous run's registrations to expire before it serves a loaded
+        # collection (~38 s with 30 s, ~15 s with 10 s); a shorter session expires under load
+        config.set("common.session.ttl", session_ttl())
         config.write_config()  # <data dir>/configs/milvus.yaml, where Milvus looks (its working dir)
 
         etcd, peer = f"http://{HOST}:{ports['etcd_port']}", f"http://{HOST}:{ports['etcd_peer_port']}"
@@ -404,6 +423,20 @@ class MilvusStandaloneServer(LocalMilvus):
             shutil.rmtree(link, ignore_errors=True)
             link.symlink_to(cache / "bin", target_is_directory=True)
         return link
+
+
+def session_ttl() -> int:
+    """The standalone server's session TTL in seconds: ``HERMES_MILVUS_SESSION_TTL``, else 30."""
+    raw = os.environ.get(SESSION_TTL_ENV)
+    if raw is None:
+        return DEFAULT_SESSION_TTL_S
+    try:
+        seconds = int(raw)
+    except ValueError:
+        seconds = 0
+    if seconds < 1:
+        raise StoreUnavailable(f"{SESSION_TTL_ENV} must be a whole number of seconds >= 1, not {raw!r}")
+    return seconds
 
 
 def local_server(kind: str, data_dir: Path, port: int | None = None) -> LocalMilvus:

@@ -11,7 +11,7 @@ found there (recall then answers from memory).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import numpy as np
 
@@ -37,8 +37,9 @@ class IndexedArchive:
         self.store = store
         self._index = index
 
-    def nearest(self, vector: np.ndarray, depth: int) -> list[MemoryItem]:
-        """The ``depth`` archived items nearest the vector, best first, as SQL holds them now."""
+    def nearest(self, vector: np.ndarray, depth: int, held: Collection[str] = ()) -> list[MemoryItem]:
+        """Of the ``depth`` archived items nearest the vector, best first, those not ``held`` by the caller,
+        as SQL holds them now (what the caller holds is not read back)."""
         try:
             with span("milvus.search", depth=depth):
                 hits = self._index().search(
@@ -47,7 +48,7 @@ class IndexedArchive:
         except HermesError as exc:
             log.warning("archive of %s not searched in the vector index: %s", self.user_id, exc)
             return []
-        ids = [hit.memory_id for hit in hits]
+        ids = [hit.memory_id for hit in hits if hit.memory_id not in held]
         if not ids:
             return []
         with span("sql.archived_by_id", items=len(ids)):
@@ -56,7 +57,7 @@ class IndexedArchive:
         return [by_id[memory_id] for memory_id in ids if memory_id in by_id]
 
     def told_within(self, period: Period, depth: int) -> list[MemoryItem]:
-        """Up to ``depth`` archived items created within the period, most recently archived first."""
+        """Up to ``depth`` archived items created within the period, the latest said first."""
         with span("sql.archived_in_period"):
             return self.store.find_archived(
                 self.tenant_id, self.user_id, created=(period.start, period.end), limit=depth

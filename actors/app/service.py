@@ -33,6 +33,7 @@ from actors.core.gate.engine import GateEngine, Outcome
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.core.profile import ProfileBuilder
 from actors.core.recall.engine import Hit, RecallEngine
+from actors.core.recall.vectors import VectorRows, item_vector
 from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
 from actors.core.records import CohortFeature
 from actors.core.slots import is_style
@@ -132,6 +133,7 @@ class UserMemoryService:
         engine = GateEngine(self.tenant_id, self.user_id, self.policy, items, clock=self.clock)
         engine.seed_alerts(alerts)
         self._forget_derived()
+        self._vectors.hold(items)  # stored: their vectors are in SQL, and from now on only in these rows
         return engine
 
     # ------------------------------------------------------- batch jobs (maintenance.MaintenanceOperations)
@@ -177,11 +179,14 @@ class UserMemoryService:
         self._pending_access = GateChanges()
         self._view = self._archive = None
         self._tokenized = Tokenized()
+        self._vectors = VectorRows(self.embedder.dim)
 
     def active_view(self) -> ActiveView:
         """The active items and their recall structures; rebuilt only after the items changed."""
         if self._view is None:
-            self._view = ActiveView(self.engine.active(), self.embedder.dim, self._tokenized)
+            active = self.engine.active()
+            self._vectors.keep_only(self.engine.items)  # what the engine still holds keeps its exact row
+            self._view = ActiveView(active, self.embedder.dim, self._tokenized, self._vectors)
         return self._view
 
     def archive_view(self) -> ArchiveView:
@@ -194,24 +199,44 @@ class UserMemoryService:
                     self.embedder.dim,
                     self.policy.archive_memory_items,
                     deep=self._deep_archive,
+                    known=self._vector_of,
                 )
         return self._archive
+
+    def _vector_of(self, item: MemoryItem) -> np.ndarray | None:
+        """The item's vector: its own bytes, else the rows that hold it for its current content."""
+        carried = item_vector(item, self.embedder.dim)
+        if carried is not None:
+            return carried
+        for rows in self._held_by():
+            if rows.holds(item):
+                return rows.vector(item.memory_id)
+        return None
+
+    def _held_by(self) -> list[VectorRows]:
+        return [self._vectors] if self._archive is None else [self._vectors, self._archive.vectors]
+
+    def _holds(self, item: MemoryItem) -> bool:
+        """Whether memory holds the stored vector of the item's content (then SQL has it too)."""
+        return any(rows.holds(item) for rows in self._held_by())
 
     def _changed(self, items: Iterable[MemoryItem] = (), forgotten: Iterable[str] = ()) -> None:
         """Items changed in memory (and SQL): what recall derived from them is stale."""
         self._view = None
+        items = list(items)
         if self._archive is not None:
             self._archive.apply(items, forgotten)
+        self._vectors.hold(item for item in items if item.memory_id in self.engine.items)
 
     @property
     def resident_bytes(self) -> int:
-        """Rough bytes this user holds in memory: items with their stored vectors, the recall matrix, keyword
-        postings and entity graph (calibrated with tracemalloc on a full user: docs/benchmarks.md)."""
-        # per active item: its vector and a row of the view's matrix; per archived item: its vector and an
-        # int8 row (each with its source turn's text)
-        per_item = 2800 + 2 * 4 * self.embedder.dim
-        archived = 0 if self._archive is None else len(self._archive.items) * (2200 + 5 * self.embedder.dim)
-        return len(self.engine.items) * per_item + archived
+        """Rough bytes this user holds in memory: the vector rows, and per item its record, texts, keyword
+        postings and entity-graph share (calibrated with tracemalloc on seeded users: docs/benchmarks.md,
+        tests/unit/app/test_resident_memory.py)."""
+        per_active, per_archived = 2600, 1500
+        vectors = sum(rows.nbytes for rows in self._held_by())
+        archived = 0 if self._archive is None else len(self._archive.items) * per_archived
+        return vectors + len(self.engine.items) * per_active + archived
 
     # ------------------------------------------------------------------ writes
 
@@ -411,13 +436,19 @@ class UserMemoryService:
             self._commit(GateChanges(), index_items=())
 
     def _fill_missing_embeddings(self, items: Iterable[MemoryItem]) -> None:
-        missing = [i for i in items if i.embedding is None and i.state is not State.DELETED]
+        missing = [
+            i for i in items if i.embedding is None and i.state is not State.DELETED and not self._holds(i)
+        ]
         for item in missing:
-            item.embedding = summary_vector(item, self.engine.items)
+            item.embedding = summary_vector(item, self._source_vector)
         missing = [i for i in missing if i.embedding is None]
         if missing:
             for item, vector in zip(missing, self._embed([i.content for i in missing]), strict=True):
                 item.embedding = vector.tobytes()
+
+    def _source_vector(self, memory_id: str) -> np.ndarray | None:
+        item = self.engine.items.get(memory_id)
+        return None if item is None else self._vector_of(item)
 
     def _already_applied(self, request_id: str | None) -> api.WriteResult | None:
         if request_id is None:
@@ -457,7 +488,9 @@ class UserMemoryService:
             request = request.model_copy(update={"k": self.policy.top_k})
         self._refreeze_due()
         query_vector = self._embed_query(request.query)
-        engine = RecallEngine(self.active_view(), self.archive_view, self.policy, self.clock())
+        engine = RecallEngine(
+            self.active_view(), self.archive_view, self.policy, self.clock(), vector_of=self._vector_of
+        )
         hits = engine.recall(request.query, query_vector, request.k, request.include_archive)
         items = self.engine.items
         response = api.RecallResponse(query=request.query, hits=[recall_hit(h, items) for h in hits])

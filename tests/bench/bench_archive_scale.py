@@ -101,15 +101,6 @@ def pg_url(schema: str) -> str:
     return url.render_as_string(hide_password=False)
 
 
-def analyze(url: str) -> None:
-    """Fresh planner statistics, as autovacuum would gather them soon after a bulk load: without them
-    PostgreSQL reads 40 archived items by id through the user's whole archive (~100 ms, not ~1 ms)."""
-    engine = create_engine(url)
-    with engine.begin() as connection:
-        connection.execute(text("ANALYZE memory_items"))
-    engine.dispose()
-
-
 def user_ids(count: int) -> list[str]:
     return [f"u{n:03d}" for n in range(count)]
 
@@ -232,8 +223,9 @@ def main(argv: list[str] | None = None) -> None:
         settings = HermesSettings(home=args.home, sql_url=pg_url(args.schema), milvus_uri=server.uri)
         record = seeded(args, settings, say)
         say(f"seed: {record}")
-        analyze(settings.sql_url)
         store = MemoryStore.from_settings(settings)
+        store.create_schema()  # a seed kept from an older checkout gets this one's migrations (indexes)
+        store.refresh_statistics()  # a reused seed may have been written just before autovacuum ran
         milvus = MilvusIndex(server.uri, settings.milvus_collection, E5Embedder.dim, timeout=600)
         started = time.perf_counter()
         milvus._client.load_collection(settings.milvus_collection, timeout=1800)

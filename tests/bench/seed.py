@@ -302,6 +302,9 @@ def seed_tenant(
     background.shutdown()
     milvus.close()
     engine.dispose()
+    store = MemoryStore.from_settings(settings)
+    store.refresh_statistics()  # as an import of this size does: else the planner takes the table for empty
+    store.dispose()
     return report
 
 

@@ -4,7 +4,7 @@ so overflow shrinks working memory without losing where anything came from.
 """
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable
 from datetime import datetime
 
 import numpy as np
@@ -68,14 +68,14 @@ def merge_group(group: list[MemoryItem], now: datetime) -> MemoryItem:
     )
 
 
-def summary_vector(summary: MemoryItem, items: Mapping[str, MemoryItem]) -> bytes | None:
+def summary_vector(summary: MemoryItem, vector_of: Callable[[str], np.ndarray | None]) -> bytes | None:
     """A merged summary stands for the topic its sources share: the normalized mean of their vectors (no
     model call — embedding the long joined text was most of a consolidation pass's cost). None when the
-    item is not a summary or a source's vector is unknown."""
-    sources = [items.get(memory_id) for memory_id in summary.merged_from]
-    vectors = [s.embedding for s in sources if s is not None and s.embedding is not None]
-    if not sources or len(vectors) < len(sources):
+    item is not a summary or a source's vector is unknown. ``vector_of``: a source's vector by memory id."""
+    vectors = [vector_of(memory_id) for memory_id in summary.merged_from]
+    known = [v for v in vectors if v is not None]
+    if not vectors or len(known) < len(vectors):
         return None
-    mean = np.mean([np.frombuffer(v, dtype=np.float32) for v in vectors], axis=0)
+    mean = np.mean(known, axis=0)
     norm = float(np.linalg.norm(mean))
     return None if norm == 0.0 else (mean / norm).astype(np.float32).tobytes()

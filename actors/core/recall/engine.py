@@ -31,6 +31,7 @@ from actors.adapters.tracing import span
 from actors.core.gate.valuation import days_between, negative_weight
 from actors.core.memory import MemoryItem
 from actors.core.recall.routes import DEFAULT_ROUTES, TIME_SLACK, Found, Query, Route, Searched
+from actors.core.recall.vectors import item_vector
 from actors.core.recall.view import ActiveView, ArchiveView
 from actors.language.keywords import asks_about_the_past, tokenize
 from actors.language.periods import Period, named_period
@@ -65,9 +66,12 @@ class RecallEngine:
         policy: GatePolicy,
         now: datetime,
         routes: Sequence[Route] = DEFAULT_ROUTES,
+        vector_of: Callable[[MemoryItem], np.ndarray | None] | None = None,
     ):
-        """``archive``: the user's archive view, asked for only when a recall includes the archive."""
+        """``archive``: the user's archive view, asked for only when a recall includes the archive;
+        ``vector_of``: an item's vector wherever it is held (default: the bytes the item carries)."""
         self.view = view
+        self.vector_of = vector_of or (lambda item: item_vector(item, view.dim))
         self.archive = archive
         self.policy = policy
         self.now = now
@@ -170,11 +174,10 @@ class RecallEngine:
         gate keeps apart because their values differ can still say the same thing to a reader."""
         if item.content_hash == better.content_hash:
             return True
-        if item.embedding is None or better.embedding is None:
+        vector, better_vector = self.vector_of(item), self.vector_of(better)
+        if vector is None or better_vector is None:
             return False
-        similarity = float(
-            np.frombuffer(item.embedding, np.float32) @ np.frombuffer(better.embedding, np.float32)
-        )
+        similarity = float(vector @ better_vector)
         return similarity >= self.policy.near_duplicate_similarity and same_words(
             item.content, better.content
         )

@@ -13,7 +13,7 @@ so a recall never rebuilds what the previous one built.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol
@@ -21,6 +21,7 @@ from typing import Protocol
 import numpy as np
 
 from actors.core.memory import MemoryItem
+from actors.core.recall.vectors import Rows, VectorRows, item_vector
 from actors.core.relations import EntityGraph
 from actors.language.keywords import BM25, tokenize
 from actors.language.periods import Period
@@ -31,17 +32,6 @@ def recall_text(item: MemoryItem) -> str:
     """What the keyword route matches: the memory followed by the turn it was said in — the whole turn it was
     cut from, or itself when it is the whole turn, so that every memory's own words weigh alike."""
     return f"{item.content} {item.source_text or item.content}"
-
-
-def _vector(blob: bytes | None, dim: int) -> np.ndarray | None:
-    return np.frombuffer(blob, dtype=np.float32) if blob is not None and len(blob) == 4 * dim else None
-
-
-def own_vector(item: MemoryItem, dim: int) -> np.ndarray:
-    """The memory's own embedding (zeros when it has none of this size): what the semantic route and the
-    gate's restatement check match (why not also its source turn's: docs/locomo.md)."""
-    own = _vector(item.embedding, dim)
-    return np.zeros(dim, dtype=np.float32) if own is None else own
 
 
 class Tokenized:
@@ -58,14 +48,6 @@ class Tokenized:
         return [self._known[text] for text in texts]
 
 
-def stacked(items: list[MemoryItem], dim: int) -> np.ndarray:
-    """The items' vectors as float32 rows."""
-    matrix: np.ndarray = np.zeros((len(items), dim), dtype=np.float32)
-    for row, item in enumerate(items):
-        matrix[row] = own_vector(item, dim)
-    return matrix
-
-
 def top(scores: np.ndarray, depth: int) -> np.ndarray:
     """Indices of the ``depth`` best scores, best first (ties by position, so rankings are stable)."""
     if len(scores) > depth:
@@ -77,16 +59,29 @@ def top(scores: np.ndarray, depth: int) -> np.ndarray:
 class ActiveView:
     """The active items at one generation, and what recall derives from them."""
 
-    def __init__(self, items: list[MemoryItem], dim: int, tokenized: Tokenized | None = None):
-        """``tokenized``: the token lists of the previous generation's view, reused for unchanged texts."""
+    def __init__(
+        self,
+        items: list[MemoryItem],
+        dim: int,
+        tokenized: Tokenized | None = None,
+        vectors: VectorRows | None = None,
+    ):
+        """``tokenized``: the token lists of the previous generation's view, reused for unchanged texts;
+        ``vectors``: the rows that hold the items' vectors (an item still carrying its own bytes, not yet
+        stored, is added to them)."""
         self.items = items
         self.dim = dim
         self.by_id = {item.memory_id: item for item in items}
         self._tokenized = tokenized or Tokenized()
+        self._vectors = vectors or VectorRows(dim)
 
     @cached_property
-    def matrix(self) -> np.ndarray:
-        return stacked(self.items, self.dim)
+    def matrix(self) -> Rows:
+        for item in self.items:
+            carried = item_vector(item, self.dim)
+            if carried is not None:
+                self._vectors.put(item.memory_id, item.content_hash, carried)
+        return self._vectors.rows([item.memory_id for item in self.items])
 
     @cached_property
     def keywords(self) -> BM25:
@@ -106,54 +101,33 @@ class ActiveView:
         return [(self.items[n].memory_id, float(scores[n])) for n in top(scores, depth)]
 
 
-class Int8Rows:
-    """Unit vectors as int8 rows with one scale each (the row's largest magnitude maps to 127): a quarter of
-    float32's bytes, scores within ~1e-3 of the exact cosine, and a product that runs on float32 blocks
-    (numpy has no fast float16 product: 23 ms for 5,000 rows against 1.2 ms this way)."""
-
-    BLOCK = 512
-
-    def __init__(self, matrix: np.ndarray):
-        scales = np.abs(matrix).max(axis=1) / 127.0 if len(matrix) else np.zeros(0)
-        scales[scales == 0] = 1.0
-        self.codes = np.round(matrix / scales[:, None]).astype(np.int8)
-        self.scales = scales.astype(np.float32)
-
-    def __len__(self) -> int:
-        return len(self.codes)
-
-    def __matmul__(self, vector: np.ndarray) -> np.ndarray:
-        scores = np.empty(len(self.codes), dtype=np.float32)
-        for start in range(0, len(self.codes), self.BLOCK):
-            block = self.codes[start : start + self.BLOCK].astype(np.float32)
-            scores[start : start + self.BLOCK] = block @ vector
-        return scores * self.scales
-
-
 @dataclass
 class ArchivePart:
     """Archived items with their vectors and keyword postings, in one order."""
 
     items: list[MemoryItem]
-    vectors: Int8Rows
+    vectors: Rows
     keywords: BM25
     rows: dict[str, int]
 
     @classmethod
-    def build(cls, items: list[MemoryItem], dim: int, tokenized: Tokenized) -> ArchivePart:
+    def build(cls, items: list[MemoryItem], vectors: VectorRows, tokenized: Tokenized) -> ArchivePart:
+        """``vectors``: the rows holding the items' vectors."""
+        ids = [item.memory_id for item in items]
         return cls(
             items,
-            Int8Rows(stacked(items, dim)),
+            vectors.rows(ids),
             BM25(tokenized.documents(items)),
-            {item.memory_id: row for row, item in enumerate(items)},
+            {memory_id: row for row, memory_id in enumerate(ids)},
         )
 
 
 class DeepArchive(Protocol):
     """The user's archived items beyond what memory holds, searched where they are stored."""
 
-    def nearest(self, vector: np.ndarray, depth: int) -> list[MemoryItem]:
-        """The ``depth`` archived items nearest the vector, over the whole archive."""
+    def nearest(self, vector: np.ndarray, depth: int, held: Collection[str] = ()) -> list[MemoryItem]:
+        """Of the ``depth`` archived items nearest the vector over the whole archive, those not ``held``
+        (memory scores those itself: they need not be read back)."""
         ...
 
     def told_within(self, period: Period, depth: int) -> list[MemoryItem]:
@@ -175,8 +149,9 @@ class Reach:
 
 
 def _reads_alike(old: MemoryItem, new: MemoryItem) -> bool:
-    """Whether recall reads the same of the two versions of an item (a change of heat, say, is not seen)."""
-    return (old.content, old.source_text, old.embedding) == (new.content, new.source_text, new.embedding)
+    """Whether recall reads the same words in the two versions of an item (a change of heat, say, is not
+    seen; a vector changed in place is seen by the part at once)."""
+    return (old.content, old.source_text) == (new.content, new.source_text)
 
 
 class ArchiveView:
@@ -185,7 +160,9 @@ class ArchiveView:
     the archive as it settled and what entered it since, so that the item a write evicts costs a rebuild of
     the small part only; a part is rebuilt when one of its items leaves it or changes what recall reads, and
     the recent part joins the settled one once it holds ``MERGE_AT`` items — the moment the oldest items
-    beyond the budget leave memory (so memory holds at most ``budget + MERGE_AT`` archived items)."""
+    beyond the budget leave memory (so memory holds at most ``budget + MERGE_AT`` archived items). The items'
+    vectors are held once, as int8 rows (``VectorRows``): the items the view loads or takes in drop their own
+    bytes."""
 
     MERGE_AT = 256
 
@@ -195,15 +172,20 @@ class ArchiveView:
         dim: int,
         budget: int,
         deep: DeepArchive | None = None,
+        known: Callable[[MemoryItem], np.ndarray | None] = lambda item: None,
     ):
-        """``load(limit)``: the newest ``limit`` archived items, most recently archived first."""
+        """``load(limit)``: the newest ``limit`` stored archived items, most recently archived first;
+        ``known``: the vector of an item that enters without its own bytes (the active rows held it)."""
         self.dim = dim
         self.budget = budget
         self.deep = deep
+        self._known = known
+        self.vectors = VectorRows(dim, quantized=True, capacity=min(budget, 4096) + 1)
         loaded = load(budget + 1)
         #: whether memory holds the whole archive (then nothing is searched beyond it)
         self.complete = len(loaded) <= budget
         self.items: dict[str, MemoryItem] = {item.memory_id: item for item in loaded[:budget]}
+        self.vectors.hold(self.items.values())
         self._tokenized = {"settled": Tokenized(), "recent": Tokenized()}
         self._settled: list[str] = list(self.items)
         self._recent: list[str] = []
@@ -214,6 +196,7 @@ class ArchiveView:
             old = self.items.get(item.memory_id)
             if item.layer is Layer.ARCHIVE and item.state is State.ARCHIVED:
                 self.items[item.memory_id] = item
+                self._take_vector(item)
                 if old is None:
                     self._enter(item.memory_id)
                 elif _reads_alike(old, item):
@@ -223,9 +206,20 @@ class ArchiveView:
             elif old is not None:
                 del self.items[item.memory_id]
                 self._rebuild_holder(item.memory_id)
+                self.vectors.drop(item.memory_id)
         for memory_id in forgotten:
             if self.items.pop(memory_id, None) is not None:
                 self._rebuild_holder(memory_id)
+                self.vectors.drop(memory_id)
+
+    def _take_vector(self, item: MemoryItem) -> None:
+        """The entering (stored) item's vector into the rows, from its own bytes or the active rows."""
+        vector = item_vector(item, self.dim)
+        if vector is None and not self.vectors.holds(item):
+            vector = self._known(item)
+        if vector is not None:
+            self.vectors.put(item.memory_id, item.content_hash, vector)
+        item.embedding = None
 
     def _enter(self, memory_id: str) -> None:
         if memory_id in self._settled or memory_id in self._recent:
@@ -247,6 +241,7 @@ class ArchiveView:
         oldest_first = sorted(self.items.values(), key=lambda i: (i.archived_at or i.created_at, i.memory_id))
         for item in oldest_first[: len(self.items) - self.budget]:
             del self.items[item.memory_id]
+            self.vectors.drop(item.memory_id)
         self.complete = False
 
     def _replace(self, item: MemoryItem) -> None:
@@ -268,7 +263,7 @@ class ArchiveView:
                 # an item that left marked its part for this rebuild: the ids shed it only here
                 ids[:] = [memory_id for memory_id in ids if memory_id in self.items]
                 part = self._built[name] = ArchivePart.build(
-                    [self.items[memory_id] for memory_id in ids], self.dim, self._tokenized[name]
+                    [self.items[memory_id] for memory_id in ids], self.vectors, self._tokenized[name]
                 )
             parts.append(part)
         return parts
@@ -294,8 +289,16 @@ class ArchiveView:
             return None
         found: dict[str, MemoryItem] = {}
         if reach.weak:
-            found.update((item.memory_id, item) for item in self.deep.nearest(vector, depth))
+            nearest = self.deep.nearest(vector, depth, held=self.items.keys())
+            found.update((item.memory_id, item) for item in nearest)
         if reach.old_period and told is not None:
             found.update((item.memory_id, item) for item in self.deep.told_within(told, depth))
         items = [item for memory_id, item in found.items() if memory_id not in self.items]
-        return ArchivePart.build(items, self.dim, Tokenized()) if items else None
+        if not items:
+            return None
+        vectors = VectorRows(self.dim, quantized=True, capacity=len(items) + 1)
+        for item in items:  # read from SQL for this query: they keep their own bytes
+            carried = item_vector(item, self.dim)
+            if carried is not None:
+                vectors.put(item.memory_id, item.content_hash, carried)
+        return ArchivePart.build(items, vectors, Tokenized())

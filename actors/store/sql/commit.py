@@ -12,7 +12,7 @@ between, and the commit is refused too (``ConcurrentUpdate``).
 from collections.abc import Iterable
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Table, bindparam, insert, select, update
+from sqlalchemy import CursorResult, Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcnow
@@ -29,7 +29,10 @@ from schemas.errors import ConcurrentUpdate, InvalidInput, NotFound
 from schemas.ids import check_tenant_id, check_user_id
 
 _ITEMS = cast(Table, MemoryItemRow.__table__)
-#: one UPDATE per changed item, run as one executemany: the key and the version it was loaded at
+#: one UPDATE per changed item, run as one executemany: the key and the version it was loaded at. An item
+#: that carries no vector keeps the stored one: a resident user's memory holds each vector once, in its
+#: recall rows (``actors.core.recall.vectors``), and its items drop their own copies
+_KEPT_UNLESS_GIVEN = ("embedding",)
 _UPDATE_ITEM = (
     update(_ITEMS)
     .where(
@@ -39,7 +42,15 @@ _UPDATE_ITEM = (
         _ITEMS.c.version == bindparam("key_version"),
     )
     .values(
-        version=_ITEMS.c.version + 1, **{name: bindparam(f"set_{name}") for name in UPDATABLE_ITEM_FIELDS}
+        version=_ITEMS.c.version + 1,
+        **{
+            name: (
+                func.coalesce(bindparam(f"set_{name}", type_=_ITEMS.c[name].type), _ITEMS.c[name])
+                if name in _KEPT_UNLESS_GIVEN
+                else bindparam(f"set_{name}")
+            )
+            for name in UPDATABLE_ITEM_FIELDS
+        },
     )
 )
 

@@ -6,6 +6,7 @@ back are built from plain result rows whose lists are freshly decoded. Texts tha
 encryption at rest is on (``actors.adapters.crypto``).
 """
 
+import sys
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
@@ -22,6 +23,14 @@ _EVENT_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AuditEvent))
 #: item fields holding what the user said
 _SEALED_ITEM_FIELDS = ("content", "value", "source_text")
 _SEALED_EVENT_FIELDS = ("before", "after")
+_SHARED_ID_FIELDS = (
+    "tenant_id",
+    "user_id",
+    "slot",
+    "source_session_id",
+    "source_dialog_ids",
+    "confirmed_sessions",
+)
 
 
 def _copied(value: Any) -> Any:
@@ -40,9 +49,19 @@ def _event_column(event: AuditEvent, name: str) -> object:
     return value
 
 
+def _interned(value: Any) -> Any:
+    if isinstance(value, str):
+        return sys.intern(value)
+    return [sys.intern(v) for v in value] if isinstance(value, list) else value
+
+
 def item_from_record(record: Mapping[Any, Any]) -> MemoryItem:
-    """From a Core result row of ``memory_items`` (reads skip the ORM: ~40% faster to load a user)."""
+    """From a Core result row of ``memory_items`` (reads skip the ORM: ~40% faster to load a user). The ids
+    a user's items share (tenant, user, slot, sessions and dialog turns) are interned: a resident user holds
+    each once, not once per item."""
     values = {name: record[name] for name in ITEM_FIELDS}
+    for name in _SHARED_ID_FIELDS:
+        values[name] = _interned(values[name])
     for name in _SEALED_ITEM_FIELDS:
         values[name] = unseal(values[name], item_context(values["memory_id"], name))
     return MemoryItem(**values)

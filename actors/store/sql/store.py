@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any, Self
 
-from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy import ColumnElement, Select, func, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -86,7 +86,7 @@ class MemoryStore:
         #: the batch jobs' leases, profile digests, cohort features, runs and index bookkeeping
         self.jobs = JobRecords(self._reading, self._writing, self._items)
         #: a user's rows read for export and added by import (``actors.store.sql.transfer``)
-        self.transfer = TransferRecords(self._reading, self._writing, self._items)
+        self.transfer = TransferRecords(self._reading, self._writing, self._items, self.refresh_statistics)
 
     @classmethod
     def from_settings(cls, settings: HermesSettings) -> Self:
@@ -111,6 +111,11 @@ class MemoryStore:
     def _reading(self, operation: str) -> Iterator[Session]:
         with translated_errors(operation), Session(self._engine) as session, session.begin():
             yield session
+
+    def refresh_statistics(self) -> None:
+        """Fresh planner statistics of the memory table, after a bulk load (an import, a benchmark's seed)."""
+        with self._writing("refresh_statistics") as session:
+            session.execute(text("ANALYZE memory_items"))
 
     @contextmanager
     def _writing(self, operation: str) -> Iterator[Session]:
@@ -403,7 +408,8 @@ class MemoryStore:
         limit: int = 50,
     ) -> list[MemoryItem]:
         """Items in the archive layer, most recently archived first; optionally only those with this content
-        hash, slot, one of these ids, or created in ``[start, end)``."""
+        hash, slot, one of these ids, or created in ``[start, end)`` — those newest said first: the index on
+        (tenant, user, layer, created) then reads only the rows returned, not the user's whole archive."""
         query = select(_ITEMS).where(*_user_scope(tenant_id, user_id), MemoryItemRow.layer == Layer.ARCHIVE)
         if content_hash is not None:
             query = query.where(MemoryItemRow.content_hash == content_hash)
@@ -413,7 +419,10 @@ class MemoryStore:
             query = query.where(MemoryItemRow.memory_id.in_(list(memory_ids)))
         if created is not None:
             query = query.where(MemoryItemRow.created_at >= created[0], MemoryItemRow.created_at < created[1])
-        query = query.order_by(MemoryItemRow.archived_at.desc().nulls_last(), MemoryItemRow.memory_id)
+        if created is not None:
+            query = query.order_by(MemoryItemRow.created_at.desc(), MemoryItemRow.memory_id)
+        else:
+            query = query.order_by(MemoryItemRow.archived_at.desc().nulls_last(), MemoryItemRow.memory_id)
         return self._items("find_archived", query.limit(limit))
 
     def slot_history(self, tenant_id: str, user_id: str, limit: int = 2000) -> list[MemoryItem]:

@@ -192,7 +192,8 @@ class MemoryItemRow(Base):
 
     __table_args__ = (
         Index("ix_memory_items_scope_state", "tenant_id", "user_id", "state"),
-        Index("ix_memory_items_scope_layer", "tenant_id", "user_id", "layer"),
+        # a layer's items of a period (recall naming an old month reads the archive beyond memory by it)
+        Index("ix_memory_items_scope_layer_created", "tenant_id", "user_id", "layer", "created_at"),
         Index("ix_memory_items_scope_content_hash", "tenant_id", "user_id", "content_hash"),
         Index("ix_memory_items_scope_slot", "tenant_id", "user_id", "slot"),
     )

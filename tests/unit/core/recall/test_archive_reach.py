@@ -3,6 +3,7 @@ never searched elsewhere, whatever the query; one that does not is searched when
 weak or the question names a period older than memory's archive; the newest items stay in memory as items
 enter, and what the deep archive finds that memory already holds is not counted twice."""
 
+from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -51,11 +52,11 @@ class FakeDeep:
         self.nearest_calls = 0
         self.period_calls = 0
 
-    def nearest(self, vector: np.ndarray, depth: int) -> list[MemoryItem]:
+    def nearest(self, vector: np.ndarray, depth: int, held: Collection[str] = ()) -> list[MemoryItem]:
         self.nearest_calls += 1
         scores = [float(np.frombuffer(i.embedding or b"", np.float32) @ vector) for i in self.items]
         order = sorted(range(len(self.items)), key=lambda n: -scores[n])
-        return [self.items[n] for n in order[:depth]]
+        return [self.items[n] for n in order[:depth] if self.items[n].memory_id not in held]
 
     def told_within(self, period: Period, depth: int) -> list[MemoryItem]:
         self.period_calls += 1
@@ -64,7 +65,7 @@ class FakeDeep:
 
 def view_of(items: list[MemoryItem], budget: int) -> tuple[ArchiveView, FakeDeep]:
     newest_first = sorted(items, key=lambda i: i.archived_at or NOW, reverse=True)
-    deep = FakeDeep(items)
+    deep = FakeDeep([item.copy() for item in items])  # SQL's rows: not the objects the view holds
     return ArchiveView(lambda limit: newest_first[:limit], DIM, budget, deep=deep), deep
 
 

@@ -1,18 +1,25 @@
 """The archive view: kept in a settled and a recent part that are rebuilt only when their own items change,
-scoring as one archive would; int8 rows score like the float vectors."""
+scoring as one archive would, with each vector held once (int8 rows scoring like the float vectors)."""
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from actors.core.memory import MemoryItem
-from actors.core.recall.view import ArchiveView, Int8Rows, own_vector, stacked
+from actors.core.recall.vectors import VectorRows
+from actors.core.recall.view import ArchiveView
 from actors.language.keywords import BM25, joint_scores, tokenize
 from schemas.enums import Kind, Layer, State
 
 DIM = 16
 
 
-def archived(n: int, words: str) -> MemoryItem:
+def unit(n: int) -> np.ndarray:
     vector = np.random.default_rng(n).standard_normal(DIM).astype(np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def archived(n: int, words: str) -> MemoryItem:
     return MemoryItem(
         tenant_id="acme",
         user_id="alice",
@@ -21,7 +28,7 @@ def archived(n: int, words: str) -> MemoryItem:
         memory_id=f"m{n}",
         layer=Layer.ARCHIVE,
         state=State.ARCHIVED,
-        embedding=(vector / np.linalg.norm(vector)).tobytes(),
+        embedding=unit(n).tobytes(),
     )
 
 
@@ -42,10 +49,11 @@ def test_an_evicted_item_rebuilds_only_the_recent_part_and_scores_as_one_archive
     again, recent = view.parts()
     assert again is settled and [i.memory_id for i in recent.items] == ["m99"]
 
-    query = np.frombuffer(newcomer.embedding, np.float32)
+    assert all(item.embedding is None for item in view.items.values())  # held once, in the view's rows
+    query = unit(99)
     terms = tokenize("sailing island")
     whole = [*loaded, newcomer]
-    exact = np.stack([own_vector(i, DIM) for i in whole]) @ query
+    exact = np.stack([unit(int(i.memory_id[1:])) for i in whole]) @ query
     expected = BM25([tokenize(f"{i.content} {i.content}") for i in whole]).scores(terms)
     got = scores(view, query, terms)
     for item, similarity, keyword in zip(whole, exact, expected, strict=True):
@@ -64,15 +72,6 @@ def test_the_recent_part_joins_the_settled_one_when_full():
     assert len(settled.items) == ArchiveView.MERGE_AT + 1 and recent.items == []
 
 
-def test_int8_rows_score_within_a_hundredth_of_the_float_product():
-    rng = np.random.default_rng(1)
-    matrix = rng.standard_normal((300, 384)).astype(np.float32)
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-    query = matrix[7]
-    assert np.abs(Int8Rows(matrix) @ query - matrix @ query).max() < 0.01
-    assert len(Int8Rows(stacked([], 384))) == 0
-
-
 def test_an_item_that_leaves_and_comes_back_is_held_once():
     loaded = [archived(n, "sailing") for n in range(5)]
     view = ArchiveView(lambda limit: loaded[:limit], DIM, budget=1000)
@@ -81,3 +80,37 @@ def test_an_item_that_leaves_and_comes_back_is_held_once():
     view.apply([archived(2, "sailing")])  # back before any recall rebuilt the settled part
     ids = [i.memory_id for part in view.parts() for i in part.items]
     assert sorted(ids) == [f"m{n}" for n in range(5)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    steps=st.lists(st.tuples(st.sampled_from(["put", "drop"]), st.integers(0, 30)), max_size=120),
+    quantized=st.booleans(),
+)
+def test_vector_rows_score_as_the_vectors_they_hold_whatever_was_put_and_dropped(steps, quantized):
+    rows = VectorRows(DIM, quantized=quantized, capacity=2)
+    held: dict[str, np.ndarray] = {}
+    for action, n in steps:
+        memory_id = f"m{n}"
+        if action == "put":
+            vector = unit(n + 1000 * len(held))
+            rows.put(memory_id, f"h{n}", vector)
+            held[memory_id] = vector
+        else:
+            rows.drop(memory_id)
+            held.pop(memory_id, None)
+    asked = [*held, "never-held"]
+    query = unit(7)
+    expected = np.array([float(held[m] @ query) if m in held else 0.0 for m in asked])
+    assert np.abs(rows.rows(asked) @ query - expected).max() < (0.01 if quantized else 1e-5)
+    assert len(rows) == len(held)
+
+
+def test_holding_a_stored_item_drops_its_bytes_and_remembers_what_content_the_vector_is_for():
+    rows = VectorRows(DIM)
+    item = archived(1, "sailing")
+    rows.hold([item])
+    assert item.embedding is None and rows.holds(item)
+    assert np.allclose(rows.vector(item.memory_id), unit(1))
+    item.content, item.content_hash = "changed", "another hash"
+    assert not rows.holds(item)  # a vector of the old words is not this item's vector

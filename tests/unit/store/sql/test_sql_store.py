@@ -105,7 +105,7 @@ def test_migrations_build_exactly_the_models_and_rerun_as_no_op(store):
     engine = create_engine(store.url)
     with engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
-        assert connection.scalar(text("SELECT version_num FROM alembic_version")) == "0005"
+        assert connection.scalar(text("SELECT version_num FROM alembic_version")) == "0006"
     engine.dispose()
 
 
@@ -596,3 +596,18 @@ def test_erase_user_removes_everything_but_one_tombstone(store):
         store.commit(changes(items[0]))
     stored(store, item(content="a fresh start"))  # the user may come back
     assert [i.content for i in store.load_active(A, ALICE)] == ["a fresh start"]
+
+
+def test_an_update_of_an_item_that_carries_no_vector_keeps_the_stored_one(store):
+    """A resident user's items drop their vectors once recall's rows hold them: updating such an item (its
+    heat, its state) must not erase the vector SQL keeps; one that carries a vector replaces it."""
+    stored = item(embedding=b"\x01" * 16)
+    store.commit(changes(stored))
+    stored.embedding = None
+    stored.access_count = 3
+    store.commit(changes(stored))
+    again = store.get_item(A, ALICE, stored.memory_id)
+    assert again.embedding == b"\x01" * 16 and again.access_count == 3
+    again.embedding = b"\x02" * 16
+    store.commit(changes(again))
+    assert store.get_item(A, ALICE, stored.memory_id).embedding == b"\x02" * 16

@@ -1,0 +1,46 @@
+"""An import large enough to be a bulk load refreshes the planner's statistics; a small one does not (an
+ANALYZE per ordinary batch would cost more than it tells)."""
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from actors.core.memory import MemoryItem
+from actors.store.sql.store import MemoryStore
+from actors.store.sql.transfer import BULK_ROWS, ImportBatch
+from schemas.enums import Kind, Layer, State
+
+
+def analyzed(url: str) -> bool:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            stats = connection.execute(text("SELECT name FROM sqlite_master WHERE name = 'sqlite_stat1'"))
+            if stats.scalar() is None:
+                return False
+            found = connection.execute(text("SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'memory_items'"))
+            return bool(found.scalar())
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize(("count", "expected"), [(BULK_ROWS - 1, False), (BULK_ROWS, True)])
+def test_a_bulk_import_refreshes_statistics(tmp_path, count, expected):
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    store = MemoryStore(url)
+    store.create_schema()
+    store.create_tenant("acme")
+    items = [
+        MemoryItem(
+            tenant_id="acme",
+            user_id="alice",
+            content=f"memory {n}",
+            kind=Kind.EVENT,
+            layer=Layer.ARCHIVE,
+            state=State.ARCHIVED,
+        )
+        for n in range(count)
+    ]
+    counts = store.transfer.add("acme", "alice", ImportBatch(items=items), fence=None)
+    store.dispose()
+    assert counts.memories_added == count
+    assert analyzed(url) is expected
