@@ -36,20 +36,6 @@ DEMO_TENANT = "demo"
 HEALTH_PATH = "/healthz"
 TRACING_HOOK = "actors.adapters.telemetry:ray_startup_hook"
 
-# Ray Serve gives a starting proxy 5 s to answer its ready check, and kills it after three misses in a row.
-# On two busy cores a proxy can take longer than 15 s to import and bind, so Serve killed a healthy proxy while
-# the app was deploying. Serve's controller reads these variables when it starts, from the environment every
-# Ray process inherits from the one that called ``ray.init``; an operator's own values win.
-SERVE_PATIENCE = {
-    "RAY_SERVE_PROXY_READY_CHECK_TIMEOUT_S": "60",
-    "RAY_SERVE_PROXY_HEALTH_CHECK_TIMEOUT_S": "60",
-}
-
-
-def patient_serve_environment() -> None:
-    """Before ``ray.init``: let Serve wait for a slow proxy on a loaded machine rather than kill it."""
-    for name, value in SERVE_PATIENCE.items():
-        os.environ.setdefault(name, value)
 
 
 @dataclass(frozen=True)
@@ -193,7 +179,7 @@ class LocalStack:
         import ray
 
         from actors.adapters import telemetry
-        from serve.runtime import apply_serve_environment
+        from serve.runtime import apply_serve_environment, patient_serve_environment
 
         _export_source_root()
         patient_serve_environment()

@@ -24,6 +24,21 @@ import os
 
 DIRECT_INGRESS = "RAY_SERVE_ENABLE_DIRECT_INGRESS"
 
+# Ray Serve gives a starting proxy 5 s to answer its ready check, and kills it after three misses in a row.
+# On two busy cores a proxy can take longer than 15 s to import and bind, so Serve killed a healthy proxy
+# while the app was deploying. Like the variables above, an operator's own values win.
+SERVE_PATIENCE = {
+    "RAY_SERVE_PROXY_READY_CHECK_TIMEOUT_S": "60",
+    "RAY_SERVE_PROXY_HEALTH_CHECK_TIMEOUT_S": "60",
+}
+
+
+def patient_serve_environment() -> None:
+    """Before ``ray.init``: let Serve wait for a slow proxy on a loaded machine rather than kill it."""
+    for name, value in SERVE_PATIENCE.items():
+        os.environ.setdefault(name, value)
+
+
 
 def serve_environment(http_port: int) -> dict[str, str]:
     """The Serve variables of the thin path, for a service answering HTTP on ``http_port``."""

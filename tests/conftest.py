@@ -119,7 +119,7 @@ def ray_session() -> Iterator[None]:
     _require(_missing_stack_component())
     import ray
 
-    from localstack.stack import patient_serve_environment
+    from serve.runtime import patient_serve_environment
 
     patient_serve_environment()
     # "local": a private instance even if another Ray cluster runs on this machine.
