@@ -26,7 +26,7 @@ DIRECT_INGRESS = "RAY_SERVE_ENABLE_DIRECT_INGRESS"
 
 # Ray Serve gives a starting proxy 5 s to answer its ready check, and kills it after three misses in a row.
 # On two busy cores a proxy can take longer than 15 s to import and bind, so Serve killed a healthy proxy
-# while the app was deploying. Like the variables above, an operator's own values win.
+# while the app was deploying. As for the thin path's variables below, an operator's own values win.
 SERVE_PATIENCE = {
     "RAY_SERVE_PROXY_READY_CHECK_TIMEOUT_S": "60",
     "RAY_SERVE_PROXY_HEALTH_CHECK_TIMEOUT_S": "60",
