@@ -1,4 +1,5 @@
-"""Black-box probes in new wordings: short conversations (``probe_wordings.yaml``, half Chinese, none of
+"""Black-box probes in new wordings: short conversations (``probe_wordings.yaml``, and a second set written
+later, ``probe_wordings_2.yaml``; half Chinese, none of
 their sentences anywhere else in the repository) written through ``UserMemoryService`` as a host runs it
 (SQLite in a temporary directory, the real E5 embedder, the semantic reader on), then the profile and the
 next session's context read back as a client would. Every second probe (by position in the file) is held
@@ -17,6 +18,7 @@ A probe passes when:
 
     .venv/bin/python tests/bench/probe_wordings.py                       # both parts' figures
     .venv/bin/python tests/bench/probe_wordings.py --part tuned --show   # the tuned part, each failure
+    .venv/bin/python tests/bench/probe_wordings.py --set 2               # the second set (round 4)
 """
 
 from __future__ import annotations
@@ -41,7 +43,11 @@ from actors.store.sql.store import MemoryStore  # noqa: E402
 from schemas import api  # noqa: E402
 from schemas.settings import GatePolicy  # noqa: E402
 
-PROBES = Path(__file__).with_name("probe_wordings.yaml")
+#: the sets, each written in one sitting before any of it was run (``--set``)
+PROBE_SETS = {
+    1: Path(__file__).with_name("probe_wordings.yaml"),
+    2: Path(__file__).with_name("probe_wordings_2.yaml"),
+}
 
 
 def in_family(slot: str | None, family: str) -> bool:
@@ -119,8 +125,9 @@ def main() -> None:
         "--part", choices=["tuned", "held-out", "both"], default="both", help="which part to run"
     )
     parser.add_argument("--show", action="store_true", help="print each failure of the part run")
+    parser.add_argument("--set", type=int, choices=sorted(PROBE_SETS), default=1, help="which probe set")
     args = parser.parse_args()
-    probes = yaml.safe_load(PROBES.read_text(encoding="utf-8"))
+    probes = yaml.safe_load(PROBE_SETS[args.set].read_text(encoding="utf-8"))
     halves = {"tuned": probes[0::2], "held-out": probes[1::2]}
     parts = {name: part for name, part in halves.items() if args.part in (name, "both")}
     embedder = E5Embedder()

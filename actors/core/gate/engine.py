@@ -295,7 +295,10 @@ class GateEngine:
         digest = content_hash(cand.content)
         candidates = [i for i in self.items.values() if i.is_active or i.state is State.ARCHIVED]
         for item in candidates:
-            if item.content_hash == digest and item.polarity is cand.polarity:
+            # the same words say the same thing, unless they hold two slots (我在阿里巴巴做开发: a job and
+            # an employer, each its own memory)
+            same_slot = item.slot == cand.slot or None in (item.slot, cand.slot)
+            if item.content_hash == digest and item.polarity is cand.polarity and same_slot:
                 return item
         if cand.slot and cand.value:
             same_slot = [i for i in candidates if (i.slot, i.polarity) == (cand.slot, cand.polarity)]

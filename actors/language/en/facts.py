@@ -335,7 +335,8 @@ def _works_as(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 
 @book.rule(
-    IM + r"an?\s+(?P<occ>[\w -]+?)(?:(?P<at>\s+(?:at|for|with)\s+)(?P<org>.+))?$",
+    # a remark after a comma leaves the occupation whole: "I'm an electrician, mostly residential jobs"
+    IM + r"an?\s+(?P<occ>[\w -]+?)(?:(?P<at>\s+(?:at|for|with)\s+)(?P<org>[^,;]+?))?(?:\s*[,;]\s.*)?$",
     I_ANY + r"been\s+an?\s+(?P<occ>[\w -]+?)\s+(?:for|since)\s+[\w -]+$(?P<at>)(?P<org>)",
     r"\bmy\s+(?:job|occupation|profession|career)\s+is\s+(?:an?\s+)?(?P<occ>[\w -]+?)(?P<at>)(?P<org>)$",
 )

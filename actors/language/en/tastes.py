@@ -66,7 +66,8 @@ book.rule(
     + FORMATS
     + r"\b",
     r"\b(?:use|prefer)\s+(?:an?\s+)?" + FORMATS + r"\s+(?:in|for|when)\b",
-    r"^(?:(?:please|pls|kindly|always|just|also|can you|could you|would you)\s+)*use\s+(?:an?\s+)?" + FORMATS
+    r"^(?:(?:please|pls|kindly|always|just|also|can you|could you|would you)\s+)*use\s+(?:an?\s+)?"
+    + FORMATS
     + r"\b",
     r"\b(?:don't|do not|never)\s+use\s+(?:any\s+)?(?:emojis?|markdown|tables?|bullet points?)\b",
     # "skip the emojis", "no emojis please", "fewer emoticons", "go easy on the emojis"
@@ -232,6 +233,32 @@ def _situation(m: re.Match[str], clause: str) -> list[Finding] | None:
     return [fact("state.situation", situation)]
 
 
+#: a part of the user's body that is unwell now: "my throat is sore", "my back is killing me"
+_BODY = (
+    r"(?:throat|head|back|stomach|tummy|chest|ears?|eyes?|knees?|neck|shoulders?|tooth|teeth|feet|legs?|"
+    r"arms?|sinuses)"
+)
+#: a time other than now: a pain then is an event, not today's state
+_THEN = re.compile(r"\b(?:yesterday|last\s+\w+|ago|used to|when i was)\b", re.IGNORECASE)
+
+
+@book.rule(
+    r"\bmy\s+"
+    + _BODY
+    + r"\s+(?:is|are|feels?|has been|have been)\s+"
+    + INTENSITY
+    + r"(?:sore|aching|achy|killing me|hurting|throbbing|pounding|swollen|blocked|stuffed up|upset|"
+    r"on fire)\b",
+    r"\bmy\s+" + _BODY + r"\s+(?:hurts|aches|is hurting|are hurting)\b",
+    r"\bi(?:'m|\s+am|\s+might be|\s+may be)\s+(?:\w+\s+)?(?:coming|going)\s+down\s+with\s+"
+    r"(?:something|a|the)\b",
+)
+def _unwell(m: re.Match[str], clause: str) -> list[Finding] | None:
+    if _TIME.search(clause) or _THEN.search(clause):
+        return None  # a pain of another time ("my back aches since last year") is no state of today
+    return [fact("state.situation", "sick")]
+
+
 # --- tastes ---------------------------------------------------------------------------------------
 
 #: a taste is the clause's own statement: "I" opens it (after a few fillers), so the relative clause in
@@ -299,8 +326,7 @@ HABITUALLY = (
 @book.rule(
     I_NOW + r"(?:usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(?P<obj>[a-z]+ing)\s+" + HABITUALLY,
     I_NOW + r"(?:usually|often|regularly)\s+go\s+(?P<obj>[a-z]+ing)\b",
-    I_NOW
-    + r"(?:usually\s+|often\s+|regularly\s+)?(?P<verb>play|drink|eat|practi[cs]e|watch|read|listen to|"
+    I_NOW + r"(?:usually\s+|often\s+|regularly\s+)?(?P<verb>play|drink|eat|practi[cs]e|watch|read|listen to|"
     r"cook|bake)\s+(?P<obj>(?!(?:and|or|with|to)\b)[\w -]{2,30}?)\s+" + HABITUALLY,
 )
 def _habit(m: re.Match[str], clause: str) -> list[Finding] | None:

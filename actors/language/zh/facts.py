@@ -46,7 +46,7 @@ ZADV = (
 #: when a habit happens ("我周末喜欢…", "周末我最喜欢…"): said of a habit, not a single occasion
 HABIT = (
     r"(?:每个周末|每周末|周末|平时|平常|每天|每周|晚上|早上|有空(?:的时候)?|没事(?:的时候)?|"
-    r"空闲(?:的)?时(?:候)?)"
+    r"(?:空闲|闲暇|休息|放假|业余)(?:的)?时(?:候|间)?|闲下来(?:的时候)?|下班(?:以|之)?后|业余)"
 )
 S = r"^" + HABIT + r"?(?:我|本人)?" + HABIT + r"?" + ZADV
 OBJ = r"(?P<obj>[^，,。.!！?？;；]+)"
@@ -192,7 +192,8 @@ PERSON = rf"(?:[老小阿][{HAN}]|[{SURNAMES}][{HAN}]{{1,2}}?)"
 _ROLE_ENDINGS = tuple("生领员师家手族迷控党者人的友")
 #: who calls the user by a name: 大家, 同事们, 朋友们, 家里人 …
 _CALLERS = (
-    r"(?:大家|别人|朋友们?|同事们?|同学们?|家里人|家人|身边的人|他们|我妈|我爸|爸妈|我老婆|我老公|熟人)"
+    r"(?:大家伙儿?|大家|大伙儿?|别人|朋友们?|同事们?|同学们?|哥们儿?|家里人|家人|身边的人|周围的人|他们|我妈|我爸|"
+    r"爸妈|我老婆|我老公|熟人|队友们?|室友们?)"
 )
 
 
@@ -268,7 +269,8 @@ def _works_in(m: re.Match[str], clause: str) -> list[Finding] | None:
     r"^我?的?(?:老家|家乡)" + ZADV + r"(?:是|在)" + OBJ,
     S + r"是?在(?P<obj>[^，,。在]{1,12}?)长大",  # 我是在哈尔滨长大的: the cleft 是…的 says the same
     S + r"(?:出生在|出生于|生在)" + OBJ,
-    rf"^我?是(?P<obj>[{HAN}]{{2,6}}?)人$",
+    # 我是重庆人, 我是土生土长的重庆人, 我是地道的北京人
+    rf"^我?是(?:(?:土生土长|地地道道|地道|正宗|纯正|纯粹)的?)?(?P<obj>[{HAN}]{{2,6}}?)人$",
 )
 def _hometown(m: re.Match[str], clause: str) -> list[Finding] | None:
     obj = re.sub(r"来的$", "", _clean_object(m["obj"]))
@@ -294,11 +296,33 @@ def _occupation_declared(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 @book.rule(
     S + r"(?:是|做|当)(?:一个|个)?" + OBJ,
-    S + r"在[^，,。在]{1,10}?(?:当|做|是)(?:一名|一个|个|名)?" + OBJ,  # 我在医院当药剂师
+    S + r"在(?P<where>[^，,。在]{1,10}?)(?:当|做|是)(?:一名|一个|个|名)?" + OBJ,  # 我在医院当药剂师
 )
 def _occupation_known(m: re.Match[str], clause: str) -> list[Finding] | None:
     occupation = occupation_of(re.sub(r"(?:工作|的)$", "", _clean_object(m["obj"])))
-    return [fact("basic.occupation", occupation)] if occupation else None
+    if not occupation:
+        return None
+    found = [fact("basic.occupation", occupation)]
+    employer = _named_workplace(m.groupdict().get("where"))
+    return found + [fact("basic.employer", employer)] if employer else found
+
+
+#: a kind of workplace, not its name: 我在医院当护士 names no employer, 我在阿里巴巴做开发 does
+_WORKPLACE_KINDS = re.compile(
+    r"(?:一家|一所|一个|家|本地|当地|附近的?)?(?:医院|诊所|学校|幼儿园|小学|中学|大学|公司|银行|工厂|厂里|店里?|"
+    r"餐厅|饭店|超市|单位|机构|律所|事务所|政府|部队|家里|家|外企|国企|私企|网店|实验室|研究所)"
+)
+
+
+def _named_workplace(where: str | None) -> str | None:
+    """The employer a workplace phrase names (阿里巴巴, 华为), or None for a kind of place (医院, 一家律所)
+    or a city (在上海当老师: where the user lives, read by the residence rules)."""
+    if not where:
+        return None
+    obj = _clean_object(where)
+    if not is_real_object(obj) or _WORKPLACE_KINDS.fullmatch(obj) or is_place(canonical_place(obj)):
+        return None
+    return normalize_value(obj)
 
 
 @book.rule(

@@ -72,9 +72,9 @@ book.rule(
 book.rule(r"(?:详细|具体)(?:一)?(?:点|些)|展开(?:讲|说)|多解释")(always("style.reply_length", "detailed"))
 
 
-book.rule(r"用(?:简单|通俗|浅显)(?:易懂)?的?(?:话|语言|词|说法)|(?:通俗|浅显)(?:易懂)?(?:一)?点|大白话|说人话")(
-    always("style.tone", "simple")
-)
+book.rule(
+    r"用(?:简单|通俗|浅显)(?:易懂)?的?(?:话|语言|词|说法)|(?:通俗|浅显)(?:易懂)?(?:一)?点|大白话|说人话"
+)(always("style.tone", "simple"))
 
 
 book.rule(r"多举(?:点|些|几个)?例子|举(?:个|几个|些)例子")(formatted)
@@ -162,7 +162,8 @@ def _focus(m: re.Match[str], clause: str) -> list[Finding] | None:
 
 SICK = (
     r"(?P<sick>感冒|发烧|生病|病了|咳嗽|嗓子哑了|拉肚子|不舒服|没精神|鼻塞|流鼻涕|过敏犯了|"
-    r"(?:头|嗓子|喉咙|胃|肚子|牙|腰|眼睛)(?:好|很|有点|有些|特别|超|太|真)?(?:疼|痛|晕))"
+    r"(?:头|嗓子|喉咙|胃|肚子|牙|腰|背|脖子|肩膀|膝盖|腿|眼睛|胸口|心口)(?:好|很|有点|有些|特别|超|太|真|一直)?"
+    r"(?:疼|痛|晕|不舒服|难受|发炎|发痒))"
 )
 
 
@@ -170,7 +171,15 @@ SICK = (
     S + r"(?:在)?(?P<sit>出差|开会|住院|休假|度假|路上|机场|加班)(?:中|呢|了)?$",
     S + r"(?P<sick>感冒|发烧|生病|病|头疼|头痛)了",
     # "我今天有点感冒", "头疼", "这两天一直咳嗽": feeling ill now, said with or without a time word
-    S + NOW + r"?" + ZADV + r"(?:身体)?" + INTENSE + r"?" + ZADV + SICK
+    S
+    + NOW
+    + r"?"
+    + ZADV
+    + r"(?:身体)?"
+    + INTENSE
+    + r"?"
+    + ZADV
+    + SICK
     + r"(?:了|呢|啊|得厉害|得不行|死了)*$",
 )
 def _situation(m: re.Match[str], clause: str) -> list[Finding]:
@@ -185,6 +194,10 @@ def _situation(m: re.Match[str], clause: str) -> list[Finding]:
 @book.rule(
     S + r"(?:不喜欢|不太喜欢|不怎么喜欢|不爱|讨厌|受不了|反感|烦|不想要|不吃|不喝|不看|不听)" + OBJ,
     S + r"对(?P<obj>[^，,。]+?)(?:不|没|没有)(?:太)?(?:感兴趣|兴趣)",
+    # the food said first: 香菜我是一口都不吃的, 肥肉我从来不碰
+    r"^(?!" + HABIT + "|" + NOW + r"|以后|今后)(?P<obj>[^，,。我你他她]{1,8}?)我(?:是)?"
+    r"(?:一口|一点|从来|根本|完全|压根|死活|绝对)(?:儿)?(?:都|也)?"
+    r"不(?:吃|碰|喝)(?:的)?(?:了|啊|呢|哦)?$",
     r"^(?:请|以后|你)?(?:别|不要|不用)(?:再)?(?:给我|帮我|向我|跟我)?(?:推荐|推|发|安排)(?:了)?" + OBJ,
 )
 def _dislike(m: re.Match[str], clause: str) -> list[Finding] | None:
