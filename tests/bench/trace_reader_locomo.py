@@ -140,7 +140,10 @@ def main() -> None:
     conversations = [c for c in load_conversations(args.data) if not wanted or c.sample_id in wanted]
     graded = load_evidence(args.data)
     embedder = CachingEmbedder(E5Embedder())
-    runs = {"off": run(conversations, embedder, None), "on": run(conversations, embedder, SemanticReader.load(embedder))}
+    runs = {
+        "off": run(conversations, embedder, None),
+        "on": run(conversations, embedder, SemanticReader.load(embedder)),
+    }
     if args.save:
         args.save.write_text(json.dumps(runs))
     on, off = runs["on"], runs["off"]
@@ -169,7 +172,9 @@ def main() -> None:
         if a != b:
             why = [fate(d, user, on) for d in sorted(grade.evidence)]
             s5[("lost" if a < b else "gained", "; ".join(sorted(set(why))))] += 1
-    print("\nevidence turns in the top 10 with the reader off, not on — what the reader-on run did with them:")
+    print(
+        "\nevidence turns in the top 10 with the reader off, not on — what the reader-on run did with them:"
+    )
     for why, n in lost.most_common():
         print(f"  {n:4d}  {why}")
     print("\nevidence turns in the top 10 with the reader on, not off:")

@@ -48,7 +48,13 @@ def _candidate(op: tuple[str, int, int, int, int], n: int, clock: Clock) -> Cand
     taste, dialog = TASTES[taste_n], f"d{n}"
     if form == "rule":
         return cand(
-            f"I love {taste}", f"s{session}", dialog, slot=SLOT, value=taste, kind=Kind.PREFERENCE, clock=clock
+            f"I love {taste}",
+            f"s{session}",
+            dialog,
+            slot=SLOT,
+            value=taste,
+            kind=Kind.PREFERENCE,
+            clock=clock,
         )
     if form == "ordinary":
         return cand(f"{ORDINARY[tail % 2]} ({tail})", f"s{session}", dialog, kind=Kind.EVENT, clock=clock)
