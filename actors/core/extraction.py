@@ -500,7 +500,9 @@ class RuleExtractor:
 
 def apply_reading(candidate: Candidate, reading: SemanticReading) -> None:
     """A slot-less candidate given the slot and value the semantic reader read in its clause
-    (``actors.language.understanding``): a weaker signal than a rule's, so a lower confidence."""
+    (``actors.language.understanding``): a weaker signal than a rule's, so a lower confidence. What the rules
+    made of it (a slot-less memory) is kept beside the reading: the gate keeps it if the reading restates."""
+    candidate.as_ruled = replace(candidate)
     polarity = Polarity.NEGATIVE if reading.negative else Polarity.POSITIVE
     finding = fact(reading.slot, reading.value, polarity=polarity, confidence=READER_CONFIDENCE)
     candidate.slot, candidate.value, candidate.kind = reading.slot, reading.value, finding.kind

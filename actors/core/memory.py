@@ -64,6 +64,10 @@ class Candidate:
     write_score: float = 0.5
     #: the whole turn the content was extracted from (redacted), when the content is only part of it
     source_text: str | None = None
+    #: the candidate as the rules made it — a slot-less memory in its own words — when its slot and value are
+    #: the semantic reader's reading of it; a reading that restates an item confirms that item and leaves
+    #: this memory to stand on its own (``GateEngine._admit``)
+    as_ruled: Candidate | None = None
 
 
 @dataclass(slots=True)

@@ -21,6 +21,7 @@ insert), then the frozen-conflict check, then the bounded capacity check, then i
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from actors.core.gate.bounded import BoundedGate
@@ -195,7 +196,11 @@ class GateEngine:
         restated = self._find_restatement(cand, near_duplicates)
         if restated is not None and not cand.is_correction:
             # a plain restatement: no contradiction scan over the active items (the hot path)
-            return self._restate(restated, cand, now, actor)
+            outcome = self._restate(restated, cand, now, actor)
+            kept = self._keep_own_words(restated, cand, near_duplicates, actor)
+            if kept is None:
+                return outcome
+            return replace(outcome, detail=f"{outcome.detail}; its words kept as {kept.memory_id}")
         contradicted = self._contradicted_by(cand)
         frozen_conflicts = [i for i in contradicted if i.is_frozen]
         reopened = [i for i in contradicted if i.state is State.UNFROZEN]
@@ -294,11 +299,16 @@ class GateEngine:
     ) -> MemoryItem | None:
         digest = content_hash(cand.content)
         candidates = [i for i in self.items.values() if i.is_active or i.state is State.ARCHIVED]
+        # a reading's claim restates claims: a slot-less memory of the same words is what its words restate
+        # (``_keep_own_words``), never where its claim goes
+        reading = cand.as_ruled is not None
         for item in candidates:
+            if reading and not item.slot:
+                continue
             # the same words say the same thing, unless they hold two slots (我在阿里巴巴做开发: a job and
             # an employer, each its own memory)
-            same_slot = item.slot == cand.slot or None in (item.slot, cand.slot)
-            if item.content_hash == digest and item.polarity is cand.polarity and same_slot:
+            slots_agree = item.slot == cand.slot or None in (item.slot, cand.slot)
+            if item.content_hash == digest and item.polarity is cand.polarity and slots_agree:
                 return item
         if cand.slot and cand.value:
             same_slot = [i for i in candidates if (i.slot, i.polarity) == (cand.slot, cand.polarity)]
@@ -313,6 +323,8 @@ class GateEngine:
             near = self.items.get(memory_id)
             if near is None or similarity < self.policy.near_duplicate_similarity:
                 continue
+            if reading and not near.slot:
+                continue
             if near.value and cand.value:
                 same_claim = near.value == cand.value
             else:  # no value to compare: the words must say the same thing too
@@ -321,6 +333,24 @@ class GateEngine:
             if same_claim and (near.is_active or near.state is State.ARCHIVED):
                 return near
         return None
+
+    def _keep_own_words(
+        self,
+        restated: MemoryItem,
+        cand: Candidate,
+        near_duplicates: Sequence[tuple[str, float]],
+        actor: str,
+    ) -> MemoryItem | None:
+        """A reading of the semantic reader restated ``restated`` and confirmed it; the clause it read was, to
+        the rules, a memory of its own (``Candidate.as_ruled``: a whole sentence of the turn, not a claim cut
+        from it), and it stays one — admitted like any slot-less statement, so words said again confirm
+        the memory that holds them — unless the restated item holds these very words. The claim is one item
+        whatever the wording; the turn's words, its time and its session stay searchable."""
+        words = cand.as_ruled
+        if words is None or restated.content_hash == content_hash(words.content):
+            return None
+        others = [(memory_id, s) for memory_id, s in near_duplicates if memory_id != restated.memory_id]
+        return self.items[self._admit(words, others, actor).memory_id]
 
     def _restate(self, item: MemoryItem, cand: Candidate, now: datetime, actor: str) -> Outcome:
         if item.is_frozen:

@@ -172,3 +172,45 @@ def test_three_ways_of_saying_one_taste_confirm_one_item(e5, shipped_reader, tmp
     assert tastes[0].state in (State.CONFIRMED, State.FROZEN) and len(tastes[0].confirmed_sessions) >= 2
     assert not [m for m in svc.list_memories().items if m.slot and m.slot.startswith("preference.")][1:]
     store.dispose()
+
+
+#: sentences that say a taste and more: what the reader reads in turns no rule reads
+SAYING_MORE = [
+    "{} is my main hobby these days, I go twice a week with friends from the office.",
+    "Nothing beats {} after work, it clears my head after a long day of meetings.",
+    "I'm obsessed with {}, I spent most of last month's savings on new gear for it.",
+]
+TASTES = ["bouldering", "hiking", "swimming", "jazz"]
+
+
+@pytest.mark.slow
+def test_a_restating_sentence_confirms_the_item_and_stays_a_memory_of_its_own(e5, shipped_reader, tmp_path):
+    """A taste stated by a rule, then in another session in a sentence that says more, which the reader
+    reads as the same taste (each taste × wording): one taste item, confirmed by both sessions, and the
+    sentence is a memory of its own — recall finds it by its own words, with its dialog id."""
+    store = MemoryStore(f"sqlite:///{tmp_path / 'r.db'}")
+    store.create_schema()
+    store.create_tenant("acme")
+    said = [(taste, frame.format(taste)) for taste in TASTES for frame in SAYING_MORE]
+    pairs = [(taste, sentence[0].upper() + sentence[1:]) for taste, sentence in said]
+    vectors = e5.embed_passages([sentence for _, sentence in pairs])
+    readings = [shipped_reader.read(sentence, v) for (_, sentence), v in zip(pairs, vectors, strict=True)]
+    read = [p for p, r in zip(pairs, readings, strict=True) if r is not None and r.value == p[0]]
+    assert len(read) >= len(pairs) // 2  # the family is one the reader reads
+    for n, (taste, sentence) in enumerate(read):
+        svc = UserMemoryService(
+            "acme", f"u{n}", store=store, embedder=e5, policy=GatePolicy(), reader=lambda: shipped_reader
+        )
+        for session, text in (("s1", f"I'm really into {taste}."), ("s2", sentence)):
+            turn = api.TurnIn(text=text, dialog_id=f"{session}-d")
+            svc.write_turns(api.WriteTurnsRequest(session_id=session, turns=[turn]))
+        memories = svc.list_memories().items
+        tastes = [m for m in memories if m.value == taste]
+        assert len(tastes) == 1 and tastes[0].confirmed_sessions == ["s1", "s2"], sentence
+        assert "s2-d" in tastes[0].source_dialog_ids
+        own = [m for m in memories if m.slot is None and sentence[1:] in m.content]
+        assert [m.source_dialog_ids for m in own] == [["s2-d"]], sentence
+        tail = sentence.split(",", 1)[1]
+        hits = svc.recall(api.RecallRequest(query=tail, k=3)).hits
+        assert own[0].memory_id in [h.memory.memory_id for h in hits], sentence
+    store.dispose()
