@@ -32,21 +32,11 @@ from actors.app.commands import (
     WriteTurns,
 )
 from actors.app.service import UserMemoryService
-from actors.store.sql.store import MemoryStore
 from schemas import api
 from schemas.api_tenant import ResolveAlertRequest
 from schemas.enums import AlertKind, AlertStatus, Kind, State
 from schemas.errors import NotFound
 from schemas.settings import GatePolicy
-
-
-@pytest.fixture
-def store(tmp_path):
-    store = MemoryStore(f"sqlite:///{tmp_path / 'h.db'}")
-    store.create_schema()
-    store.create_tenant("acme")
-    yield store
-    store.dispose()
 
 
 def service(store, user="alice"):

@@ -34,15 +34,6 @@ SAYINGS = [
 ]
 
 
-@pytest.fixture
-def store(tmp_path):
-    store = MemoryStore(f"sqlite:///{tmp_path / 'h.db'}")
-    store.create_schema()
-    store.create_tenant("acme")
-    yield store
-    store.dispose()
-
-
 def service(store, **policy) -> UserMemoryService:
     return UserMemoryService(
         "acme", "alice", store=store, embedder=HashEmbedder(DIM), policy=GatePolicy(**policy)
