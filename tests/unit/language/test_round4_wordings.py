@@ -12,16 +12,11 @@ from itertools import product
 
 import pytest
 
-from actors.core.extraction import RuleExtractor, Turn
+from actors.core.extraction import Turn
 from actors.core.gate.engine import GateEngine
 from schemas.enums import Polarity
 from schemas.settings import GatePolicy
-
-EXTRACTOR = RuleExtractor()
-
-
-def read(text: str) -> list[tuple[str | None, str | None, Polarity]]:
-    return [(c.slot, c.value, c.polarity) for c in EXTRACTOR.extract(Turn(text, "s1", "d1"))]
+from tests.unit.language.test_more_wordings import EXTRACTOR, read
 
 
 def values(text: str, slot: str) -> list[str | None]:
