@@ -233,7 +233,7 @@ class UserMemoryService:
         """Rough bytes this user holds in memory: the vector rows, and per item its record, texts, keyword
         postings and entity-graph share (calibrated with tracemalloc on seeded users: docs/benchmarks.md,
         tests/unit/app/test_resident_memory.py)."""
-        per_active, per_archived = 2600, 1500
+        per_active, per_archived = 1400, 1350
         vectors = sum(rows.nbytes for rows in self._held_by())
         archived = 0 if self._archive is None else len(self._archive.items) * per_archived
         return vectors + len(self.engine.items) * per_active + archived

@@ -70,6 +70,17 @@ class Candidate:
     as_ruled: Candidate | None = None
 
 
+#: a memory item's id sequences: tuples, changed by assignment (``GateEngine`` never mutates one in place)
+ID_TUPLES = (
+    "source_dialog_ids",
+    "confirmed_sessions",
+    "supersedes",
+    "conflicts_with",
+    "complements",
+    "merged_from",
+)
+
+
 @dataclass(slots=True)
 class MemoryItem:
     tenant_id: str
@@ -90,9 +101,9 @@ class MemoryItem:
     access_count: int = 0
     source: Source = Source.USER_DECLARED
     source_session_id: str | None = None
-    source_dialog_ids: list[str] = field(default_factory=list)
+    source_dialog_ids: tuple[str, ...] = ()
     #: distinct sessions in which the user stated this item (the first one included)
-    confirmed_sessions: list[str] = field(default_factory=list)
+    confirmed_sessions: tuple[str, ...] = ()
     contradiction_count: int = 0
     positive_engagements: int = 0
     forced: bool = False
@@ -102,11 +113,11 @@ class MemoryItem:
     frozen_at: datetime | None = None
     archived_at: datetime | None = None
     version: int = 1
-    supersedes: list[str] = field(default_factory=list)
+    supersedes: tuple[str, ...] = ()
     superseded_by: str | None = None
-    conflicts_with: list[str] = field(default_factory=list)
-    complements: list[str] = field(default_factory=list)
-    merged_from: list[str] = field(default_factory=list)
+    conflicts_with: tuple[str, ...] = ()
+    complements: tuple[str, ...] = ()
+    merged_from: tuple[str, ...] = ()
     #: the content's embedding (float32 bytes): SQL keeps it so the vector index can be rebuilt without
     #: re-embedding, and the user's actor can find near-duplicates without a round trip
     embedding: bytes | None = field(default=None, repr=False)
@@ -117,6 +128,12 @@ class MemoryItem:
     def __post_init__(self) -> None:
         if not self.content_hash:
             self.content_hash = content_hash(self.content)
+        # lists (from JSON, or a caller's) become tuples: an empty tuple is shared and a short one is smaller
+        # than a list, and a resident user holds ~2,000 items of six such fields each
+        for name in ID_TUPLES:
+            value = getattr(self, name)
+            if type(value) is not tuple:
+                setattr(self, name, tuple(value))
 
     @property
     def display(self) -> str | None:
@@ -135,15 +152,7 @@ class MemoryItem:
         return self.state is State.FROZEN
 
     def copy(self) -> MemoryItem:
-        return replace(
-            self,
-            source_dialog_ids=list(self.source_dialog_ids),
-            confirmed_sessions=list(self.confirmed_sessions),
-            supersedes=list(self.supersedes),
-            conflicts_with=list(self.conflicts_with),
-            complements=list(self.complements),
-            merged_from=list(self.merged_from),
-        )
+        return replace(self)
 
     def snapshot(self) -> dict[str, Any]:
         """The fields an audit event records as before/after."""

@@ -182,10 +182,14 @@ class EntityGraph:
 
     def __init__(self) -> None:
         self.names: dict[str, str] = {}  # key → display name
-        self.memories: dict[str, set[str]] = defaultdict(set)  # entity key → memory ids naming it
-        self.mentions: dict[str, set[str]] = defaultdict(set)  # memory id → entity keys
+        self.memories: dict[str, tuple[str, ...]] = {}  # entity key → memory ids naming it
+        self.mentions: dict[str, tuple[str, ...]] = {}  # memory id → entity keys, one entry per memory read
         self._edges: dict[tuple[str, str, str], list[str]] = defaultdict(list)
-        self._order: dict[str, tuple[datetime, str]] = {}
+        self._created: dict[str, datetime] = {}
+        # sets while the items are read, kept as tuples after (``from_items``): a quarter of the bytes, and a
+        # resident user keeps its graph until its memory changes
+        self._naming: dict[str, set[str]] = defaultdict(set)
+        self._named: dict[str, set[str]] = defaultdict(set)
 
     @classmethod
     def from_items(cls, items: Iterable[MemoryItem]) -> EntityGraph:
@@ -194,13 +198,16 @@ class EntityGraph:
         mid_sentence = {entity_key(n) for i in items for n, mid in capitalised_names(i.content) if mid}
         for item in items:
             graph._read(item, mid_sentence)
+        graph.memories = {key: tuple(ids) for key, ids in graph._naming.items()}
+        graph.mentions = {mid: tuple(keys) for mid, keys in graph._named.items()}
+        graph._naming, graph._named = {}, {}
         return graph
 
     def _add(self, name: str, memory_id: str) -> str:
         key = entity_key(name)
         self.names.setdefault(key, name.strip().title() if name.isascii() else name.strip())
-        self.memories[key].add(memory_id)
-        self.mentions[memory_id].add(key)
+        self._naming[key].add(memory_id)
+        self._named[memory_id].add(key)
         return key
 
     def _link(self, source: str, label: str, target: str, memory_id: str) -> None:
@@ -210,7 +217,7 @@ class EntityGraph:
 
     def _read(self, item: MemoryItem, mid_sentence: set[str]) -> None:
         mid = item.memory_id
-        self._order[mid] = (item.created_at, mid)
+        self._created[mid] = item.created_at
         declared = _declared_relation(item)
         if declared is not None:
             label, name = declared
@@ -223,7 +230,7 @@ class EntityGraph:
             entity = m["entity_zh"] or (capitalised_names(m["entity"]) or ((m["entity"], True),))[-1][0]
             key = self._add(entity, mid)
             self._link(key, m["attr"] or m["attr_zh"], (m["value"] or m["value_zh"]).strip(), mid)
-        for person, org in _employers(item.content, [k for k in self.mentions[mid] if not k.isascii()]):
+        for person, org in _employers(item.content, [k for k in self._named[mid] if not k.isascii()]):
             self._link(self._add(person, mid), "works at", self._add(org, mid), mid)
         distinct = list(dict.fromkeys(keys))
         for n, first in enumerate(distinct):
@@ -259,7 +266,7 @@ class EntityGraph:
         for hop in range(1, max_hops + 1):
             found = sorted(
                 {m for e in frontier for m in self.memories[e]} - set(reached),
-                key=lambda m: self._order.get(m, ()),
+                key=lambda m: (self._created[m], m),
                 reverse=True,
             )[:MAX_HOP_MEMORIES]
             for memory_id in found:

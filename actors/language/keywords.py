@@ -4,6 +4,7 @@ however cold it is.
 """
 
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -17,7 +18,9 @@ __all__ = ["BM25", "asks_about_the_past", "query_slots", "tokenize"]
 
 class BM25:
     """Okapi BM25 over tokenized documents, with postings built once: scoring a query touches only the
-    documents that hold its terms, so one index serves every query until the documents change."""
+    documents that hold its terms, so one index serves every query until the documents change. The postings
+    are two flat arrays (documents, counts) cut by term: a resident user holds one index per part of its
+    memory, and two small arrays per term cost ~20 times the bytes of their slices of one."""
 
     def __init__(self, documents: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75):
         self.k1, self.b = k1, b
@@ -28,10 +31,20 @@ class BM25:
             for term in doc:
                 per_doc = counts.setdefault(term, {})
                 per_doc[n] = per_doc.get(n, 0) + 1
-        self.postings = {
-            term: (np.fromiter(per_doc, np.int64, len(per_doc)), np.fromiter(per_doc.values(), np.float64))
-            for term, per_doc in counts.items()
-        }
+        total = sum(len(per_doc) for per_doc in counts.values())
+        self._terms = {term: n for n, term in enumerate(counts)}
+        self._starts = np.cumsum([0] + [len(per_doc) for per_doc in counts.values()], dtype=np.int64)
+        self._documents = np.fromiter(chain.from_iterable(counts.values()), np.int32, total)
+        per_term = counts.values()
+        self._counts = np.fromiter(chain.from_iterable(d.values() for d in per_term), np.float32, total)
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """The documents holding the term and its count in each, or None."""
+        n = self._terms.get(term)
+        if n is None:
+            return None
+        start, stop = self._starts[n], self._starts[n + 1]
+        return self._documents[start:stop], self._counts[start:stop]
 
     def scores(self, query: Sequence[str]) -> np.ndarray:
         return joint_scores([self], query)
@@ -51,9 +64,9 @@ def joint_scores(parts: Sequence[BM25], query: Sequence[str]) -> np.ndarray:
     offsets = np.cumsum([0] + [part.size for part in parts[:-1]])
     for term in set(query):
         found = [
-            (offset, part, part.postings[term])
+            (offset, part, postings)
             for offset, part in zip(offsets, parts, strict=True)
-            if term in part.postings
+            if (postings := part.postings(term)) is not None
         ]
         frequency = sum(len(docs) for _, _, (docs, _) in found)
         if not frequency:

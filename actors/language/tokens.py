@@ -12,6 +12,7 @@ write score. Each language pack reads the words of its own script; this module j
 from __future__ import annotations
 
 import re
+import sys
 from functools import lru_cache
 
 from actors.language.packs import PACKS
@@ -24,18 +25,16 @@ _WORDS = tuple(pack.words for pack in PACKS.values())
 _UNIT = re.compile("|".join([*(f"(?P<w{n}>{w.unit})" for n, w in enumerate(_WORDS)), f"(?P<num>{_NUMBER})"]))
 
 
-def tokenize(text: str) -> list[str]:
-    return list(_tokens(text))
-
-
 @lru_cache(maxsize=65536)
-def _tokens(text: str) -> tuple[str, ...]:
-    """Cached: recall tokenizes every candidate memory on every query."""
+def tokenize(text: str) -> tuple[str, ...]:
+    """Cached, and a tuple of interned words: recall tokenizes every candidate memory on every query, and a
+    resident user's keyword index keeps the very tuple the cache holds (not a copy), whose words are the
+    process's one copy of each (not one per text that says it)."""
     lowered = text.casefold().replace("’", "'")
     found: list[str] = []
     for words in _WORDS:
         found.extend(words.terms(lowered))
-    return tuple(found)
+    return tuple(map(sys.intern, found))
 
 
 def content_units(text: str) -> list[str]:

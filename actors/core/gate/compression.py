@@ -57,13 +57,13 @@ def merge_group(group: list[MemoryItem], now: datetime) -> MemoryItem:
         access_count=sum(i.access_count for i in ordered),
         source=Source.USER_REPEATED,
         source_session_id=first.source_session_id,
-        source_dialog_ids=list(dict.fromkeys(d for i in ordered for d in i.source_dialog_ids)),
-        confirmed_sessions=list(dict.fromkeys(s for i in ordered for s in i.confirmed_sessions)),
+        source_dialog_ids=tuple(dict.fromkeys(d for i in ordered for d in i.source_dialog_ids)),
+        confirmed_sessions=tuple(dict.fromkeys(s for i in ordered for s in i.confirmed_sessions)),
         forced=any(i.forced for i in ordered),
         created_at=first.created_at,
         updated_at=now,
         last_accessed_at=max(i.last_accessed_at for i in ordered),
-        merged_from=[i.memory_id for i in ordered],
+        merged_from=tuple(i.memory_id for i in ordered),
         source_text=turns[:SUMMARY_TURNS_MAX_CHARS],
     )
 

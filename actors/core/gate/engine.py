@@ -26,7 +26,7 @@ from datetime import datetime
 
 from actors.core.gate.bounded import BoundedGate
 from actors.core.gate.frozen import FREEZE_RULES, FrozenGate
-from actors.core.gate.ledger import Ledger, Outcome, union
+from actors.core.gate.ledger import Ledger, Outcome, union, without
 from actors.core.gate.passes import CONSOLIDATION_ACTOR, BatchPasses, ConsolidationCounts
 from actors.core.gate.valuation import decay_score
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
@@ -119,7 +119,7 @@ class GateEngine:
                 f"memory {memory_id} is {item.state}, only pending items can be confirmed"
             )
         if session_id and session_id not in item.confirmed_sessions:
-            item.confirmed_sessions.append(session_id)
+            item.confirmed_sessions += (session_id,)
         self.frozen.confirm_item(item, reason or "explicitly confirmed", actor)
         for target in self._contradicted_by(item):
             if target.memory_id not in item.conflicts_with:
@@ -129,7 +129,7 @@ class GateEngine:
                     target, State.UNFROZEN, "unfreeze", f"confirmed challenge {item.memory_id} applies", actor
                 )
             self.ledger.supersede(target, item, actor)
-            item.conflicts_with.remove(target.memory_id)
+            item.conflicts_with = without(item.conflicts_with, target.memory_id)
         self._after_statement(item, self.clock(), actor)
         return self.ledger.drain()
 
@@ -364,7 +364,7 @@ class GateEngine:
         item.source_dialog_ids = union(item.source_dialog_ids, cand.dialog_ids)
         new_session = cand.session_id not in item.confirmed_sessions
         if new_session:
-            item.confirmed_sessions.append(cand.session_id)
+            item.confirmed_sessions += (cand.session_id,)
             item.source = Source.USER_REPEATED if item.source is not Source.INFERRED else item.source
         # rounded: 0.8 restated twice is 0.9, not 0.9000000000000001 (which would pass "above 0.9")
         item.importance = round(min(1.0, max(item.importance, cand.importance) + 0.05), 6)
@@ -407,8 +407,8 @@ class GateEngine:
             write_score=cand.write_score,
             source=cand.source,
             source_session_id=cand.session_id,
-            source_dialog_ids=list(cand.dialog_ids),
-            confirmed_sessions=[cand.session_id],
+            source_dialog_ids=tuple(cand.dialog_ids),
+            confirmed_sessions=(cand.session_id,),
             forced=cand.forced,
             created_at=cand.observed_at,
             updated_at=now,
@@ -454,7 +454,7 @@ class GateEngine:
                 )
         for other in self._complemented_by(item):
             if other.memory_id not in item.complements:
-                item.complements.append(other.memory_id)
+                item.complements += (other.memory_id,)
                 self.ledger.touch(item)
                 if not other.is_frozen:
                     other.complements = union(other.complements, [item.memory_id])

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from actors.core.gate.bounded import BoundedGate
-from actors.core.gate.ledger import Ledger, union
+from actors.core.gate.ledger import Ledger, union, without
 from actors.core.gate.valuation import eviction_value
 from actors.core.memory import Candidate, GateChanges, MemoryItem, content_hash
 from actors.core.slots import is_temporary, is_withdrawal, spec
@@ -116,19 +116,19 @@ class FrozenGate:
         item.embedding = None  # the new content is embedded before the commit
         item.value = cand.value
         item.polarity = cand.polarity
-        item.source_dialog_ids = list(cand.dialog_ids)
+        item.source_dialog_ids = tuple(cand.dialog_ids)
         item.source_session_id = cand.session_id
-        item.confirmed_sessions = union([cand.session_id], [])
+        item.confirmed_sessions = (cand.session_id,)
         item.supersedes = union(item.supersedes, [history.memory_id])
         item.confidence = max(item.confidence, cand.confidence)
         item.contradiction_count = 0
-        item.conflicts_with = []
+        item.conflicts_with = ()
         item.updated_at = now
         self.ledger.event(item, "modify", reason, before, actor, cand.dialog_ids)
         self._freeze(item, "explicit_freeze", actor, "re-frozen after audited change")
         for challenger in self.ledger.active():
             if item.memory_id in challenger.conflicts_with and challenger.value == item.value:
-                challenger.conflicts_with.remove(item.memory_id)
+                challenger.conflicts_with = without(challenger.conflicts_with, item.memory_id)
                 self.ledger.touch(challenger)
 
     def confirm_item(self, item: MemoryItem, reason: str, actor: str) -> None:

@@ -83,7 +83,7 @@ class Ledger:
         old.superseded_by = new.memory_id
         old.updated_at = self.clock()
         # a replaced value hands on the values it replaced: how often a fact was corrected stays countable
-        inherited = old.supersedes if action == "supersede" and old.slot == new.slot else []
+        inherited = old.supersedes if action == "supersede" and old.slot == new.slot else ()
         new.supersedes = union(new.supersedes, [*inherited, old.memory_id])
         self.touch(new)
         self.event(old, action, f"superseded by {new.memory_id}", before, actor)
@@ -184,8 +184,13 @@ class Ledger:
         self.items[item.memory_id] = item
 
 
-def union(first: Sequence[str], second: Sequence[str]) -> list[str]:
+def union(first: Sequence[str], second: Sequence[str]) -> tuple[str, ...]:
     """Ordered union without duplicates."""
     seen = dict.fromkeys(first)
     seen.update(dict.fromkeys(second))
-    return list(seen)
+    return tuple(seen)
+
+
+def without(ids: tuple[str, ...], removed: str) -> tuple[str, ...]:
+    """The ids but ``removed``, in order."""
+    return tuple(i for i in ids if i != removed)

@@ -71,7 +71,7 @@ def rank_score(rank: int) -> float:
 @dataclass(frozen=True)
 class Query:
     text: str
-    terms: list[str]
+    terms: tuple[str, ...]
     vector: np.ndarray
     #: how many ranked candidates each ranked route contributes
     depth: int

@@ -8,9 +8,12 @@ A row remembers the content hash it was embedded for, so an item whose content c
 its old vector. An item without bytes whose row is held still has its vector in SQL: the store's UPDATE
 keeps a stored embedding when the item carries none (``actors.store.sql.commit``).
 
-Two kinds of rows: exact float32 (the active items: the gate's restatement threshold reads them), and int8
-with one scale per row (the in-memory archive: a quarter of the bytes, scores within ~1e-3 of the exact
-cosine). Products run on float32 blocks of the rows asked for (numpy has no fast float16 or int8 product).
+Rows are integer codes with one scale per row (the row's largest magnitude maps to the type's largest code).
+Two precisions: int16 for the active items (half float32's bytes, scores within ~1e-5 of the exact cosine,
+so the gate's restatement threshold reads them as it would the float32 vector), and int8 for the in-memory
+archive (a quarter of the bytes, scores within ~1e-3). Products run on float32 blocks of the rows asked for:
+numpy converts int16 and int8 to float32 as fast as it copies float32 rows, while float16 converts ~10×
+slower (0.10 against 0.09 ms and 0.9 ms for a product over 1,254 rows: docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -34,10 +37,10 @@ class VectorRows:
     """Vectors keyed by memory id in one matrix that grows by a quarter (or to what ``hold`` takes at once);
     a freed row is reused. Row 0 is all zeros: what an item without a vector scores."""
 
-    def __init__(self, dim: int, quantized: bool = False, capacity: int = 64):
+    def __init__(self, dim: int, codes: type[np.signedinteger] = np.int16, capacity: int = 64):
         self.dim = dim
-        self.quantized = quantized
-        self._codes = np.zeros((max(capacity, 2), dim), dtype=np.int8 if quantized else np.float32)
+        self._top = float(np.iinfo(codes).max)
+        self._codes = np.zeros((max(capacity, 2), dim), dtype=codes)
         self._scales = np.ones(len(self._codes), dtype=np.float32)
         self._row: dict[str, int] = {}
         self._digest: dict[str, str] = {}
@@ -61,12 +64,9 @@ class VectorRows:
             row = self._free.pop() if self._free else self._grow()
             self._row[memory_id] = row
         self._digest[memory_id] = digest
-        if self.quantized:
-            scale = float(np.abs(vector).max()) / 127.0 or 1.0
-            self._codes[row] = np.round(vector / scale)
-            self._scales[row] = scale
-        else:
-            self._codes[row] = vector
+        scale = float(np.abs(vector).max()) / self._top or 1.0
+        self._codes[row] = np.round(vector / scale)
+        self._scales[row] = scale
 
     def _grow(self) -> int:
         if self._used == len(self._codes):
@@ -139,9 +139,6 @@ class Rows:
         scores = np.empty(len(self._index), dtype=np.float32)
         for start in range(0, len(self._index), BLOCK):
             chosen = self._index[start : start + BLOCK]
-            block = table._codes[chosen]
-            if table.quantized:
-                scores[start : start + BLOCK] = (block.astype(np.float32) @ vector) * table._scales[chosen]
-            else:
-                scores[start : start + BLOCK] = block @ vector
+            block = table._codes[chosen].astype(np.float32)
+            scores[start : start + BLOCK] = (block @ vector) * table._scales[chosen]
         return scores

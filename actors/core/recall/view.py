@@ -1,5 +1,5 @@
 """One user's memories as recall reads them, kept in memory beside the gate engine: the active items with
-their vectors as one normalized float32 matrix, the BM25 postings of their words, the entity graph, and —
+their vectors as int16 rows (``VectorRows``), the BM25 postings of their words, the entity graph, and —
 loaded on first need — the newest part of the archive (up to the policy's ``archive_memory_items``) with its
 vectors in int8 and postings of its own (docs/architecture.md, "In-memory routes"). An archive beyond that
 budget is reached through a ``DeepArchive`` (the vector index and SQL), and only when a query needs it.
@@ -39,13 +39,20 @@ class Tokenized:
     the last build are tokenized (jieba and stemming are most of an index's build time)."""
 
     def __init__(self) -> None:
-        self._known: dict[str, list[str]] = {}
+        #: keyed by the item's own strings (a pair of references), not by the recall text they make
+        self._known: dict[tuple[str, str | None], tuple[str, ...]] = {}
 
-    def documents(self, items: Iterable[MemoryItem]) -> list[list[str]]:
-        texts = [recall_text(item) for item in items]
+    def documents(self, items: Iterable[MemoryItem]) -> list[tuple[str, ...]]:
+        documents: list[tuple[str, ...]] = []
+        known: dict[tuple[str, str | None], tuple[str, ...]] = {}
+        for item in items:
+            key = (item.content, item.source_text)
+            tokens = known.get(key) or self._known.get(key) or tokenize(recall_text(item))
+            known[key] = tokens
+            documents.append(tokens)
         # what no item says any more is dropped: this holds the current items' texts only
-        self._known = {text: self._known.get(text) or tokenize(text) for text in texts}
-        return [self._known[text] for text in texts]
+        self._known = known
+        return documents
 
 
 def top(scores: np.ndarray, depth: int) -> np.ndarray:
@@ -180,7 +187,7 @@ class ArchiveView:
         self.budget = budget
         self.deep = deep
         self._known = known
-        self.vectors = VectorRows(dim, quantized=True, capacity=min(budget, 4096) + 1)
+        self.vectors = VectorRows(dim, np.int8, capacity=min(budget, 4096) + 1)
         loaded = load(budget + 1)
         #: whether memory holds the whole archive (then nothing is searched beyond it)
         self.complete = len(loaded) <= budget
@@ -296,7 +303,7 @@ class ArchiveView:
         items = [item for memory_id, item in found.items() if memory_id not in self.items]
         if not items:
             return None
-        vectors = VectorRows(self.dim, quantized=True, capacity=len(items) + 1)
+        vectors = VectorRows(self.dim, np.int8, capacity=len(items) + 1)
         for item in items:  # read from SQL for this query: they keep their own bytes
             carried = item_vector(item, self.dim)
             if carried is not None:

@@ -52,7 +52,7 @@ def _event_column(event: AuditEvent, name: str) -> object:
 def _interned(value: Any) -> Any:
     if isinstance(value, str):
         return sys.intern(value)
-    return [sys.intern(v) for v in value] if isinstance(value, list) else value
+    return tuple(map(sys.intern, value)) if isinstance(value, list) else value
 
 
 def item_from_record(record: Mapping[Any, Any]) -> MemoryItem:

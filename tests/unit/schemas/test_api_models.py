@@ -178,8 +178,9 @@ def test_memory_out_mirrors_the_item_without_tenant():
         "suzhou",
     )
     assert out.source_dialog_ids == ["d1", "d2"] and out.content_hash == item.content_hash
-    # the output owns its lists: later changes to the domain item do not leak into a sent response
-    item.source_dialog_ids.append("d3")
+    # the output owns its lists: later changes to the domain item (its id tuples are replaced, never mutated)
+    # do not leak into a sent response
+    item.source_dialog_ids += ("d3",)
     assert out.source_dialog_ids == ["d1", "d2"]
 
 

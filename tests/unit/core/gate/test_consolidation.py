@@ -45,7 +45,7 @@ def test_same_topic_working_items_merge_then_the_summary_is_confirmed_and_promot
     summary = next(i for i in gate.active() if i.merged_from)
     assert sorted(summary.merged_from) == sorted(ids)
     assert (summary.state, summary.layer) == (State.CONFIRMED, Layer.LONGTERM)
-    assert summary.source_dialog_ids == ["d1", "d2", "d3"]
+    assert summary.source_dialog_ids == ("d1", "d2", "d3")
     assert all(gate.get(i).state is State.SUPERSEDED for i in ids)
     assert {e.actor for e in changes.events} == {CONSOLIDATION_ACTOR}
     assert set(changes.upserted) == {*ids, summary.memory_id}

@@ -30,7 +30,7 @@ def test_restatement_in_same_session_does_not_confirm():
     again, _ = gate.write(allergy("s1", "d2", text="I am allergic to peanuts!"))
     assert again.memory_id == first.memory_id
     assert gate.get(first.memory_id).state is State.PENDING
-    assert gate.get(first.memory_id).source_dialog_ids == ["d1", "d2"]
+    assert gate.get(first.memory_id).source_dialog_ids == ("d1", "d2")
 
 
 def test_declared_core_attribute_freezes_after_two_sessions_across_languages():
@@ -50,7 +50,7 @@ def test_a_member_named_later_confirms_the_unnamed_one_and_takes_its_name():
     named, _ = gate.write(cand("My dog is called Max", "s2", "d2", slot="basic.pet", value="dog:max"))
     assert (named.memory_id, named.action) == (dog.memory_id, "confirmed")
     item = gate.get(dog.memory_id)
-    assert (item.value, item.confirmed_sessions, item.state) == ("dog:max", ["s1", "s2"], State.FROZEN)
+    assert (item.value, item.confirmed_sessions, item.state) == ("dog:max", ("s1", "s2"), State.FROZEN)
     # a second dog by another name is another member, not a restatement
     other, _ = gate.write(cand("My other dog is called Rex", "s3", "d3", slot="basic.pet", value="dog:rex"))
     assert other.memory_id != dog.memory_id
@@ -144,7 +144,7 @@ def test_frozen_item_rejects_contradiction_and_raises_alert():
     assert frozen.state is State.FROZEN and frozen.content == "I'm allergic to peanuts"
     assert frozen_id not in changes.upserted
     assert [a.kind for a in changes.alerts] == [AlertKind.FROZEN_CONFLICT]
-    assert gate.get(outcome.memory_id).conflicts_with == [frozen_id]
+    assert gate.get(outcome.memory_id).conflicts_with == (frozen_id,)
 
 
 def test_repeated_frozen_contradictions_open_one_review():
@@ -168,8 +168,8 @@ def test_complementing_a_frozen_item_coexists_and_links():
         cand("I'm also allergic to tree nuts", "s3", "d3", slot="basic.allergy", value="tree nut")
     )
     assert outcome.action == "created" and not changes.alerts
-    assert gate.get(outcome.memory_id).complements == [frozen_id]
-    assert gate.get(frozen_id).complements == []  # a frozen item does not change
+    assert gate.get(outcome.memory_id).complements == (frozen_id,)
+    assert gate.get(frozen_id).complements == ()  # a frozen item does not change
 
 
 def test_correction_unfreezes_supersedes_and_refreezes():
@@ -183,10 +183,10 @@ def test_correction_unfreezes_supersedes_and_refreezes():
     )
     assert (outcome.memory_id, outcome.action, outcome.state) == (frozen_id, "corrected", State.FROZEN)
     item = gate.get(frozen_id)
-    assert item.value == "suzhou" and item.source_dialog_ids == ["d9"]
+    assert item.value == "suzhou" and item.source_dialog_ids == ("d9",)
     history = gate.get(item.supersedes[0])
     assert history.state is State.SUPERSEDED and history.value == "hangzhou"
-    assert history.superseded_by == frozen_id and history.source_dialog_ids == ["d1", "d2"]
+    assert history.superseded_by == frozen_id and history.source_dialog_ids == ("d1", "d2")
     actions = [e.action for e in changes.events if e.memory_id == frozen_id]
     assert actions == ["unfreeze", "modify", "freeze"]
     assert changes.events[0].source_dialog_id == "d9"
@@ -275,7 +275,7 @@ def test_working_overflow_merges_same_slot_keeping_dialog_ids():
     gate.write(cand("I have a meeting", "s9", "d99", kind=Kind.EVENT, clock=clock))
     summaries = [i for i in gate.active() if i.merged_from]
     assert len(summaries) == 1
-    assert summaries[0].source_dialog_ids == [f"d{n}" for n in range(5)]
+    assert summaries[0].source_dialog_ids == tuple(f"d{n}" for n in range(5))
     assert all(gate.get(i).state is State.SUPERSEDED for i in ids)
     assert gate.count(Layer.WORKING) <= 5
 
@@ -368,7 +368,7 @@ def test_an_explicit_retraction_of_a_frozen_fact_is_kept_pending_with_an_alert()
     assert (outcome.action, outcome.state) == ("conflict", State.PENDING)
     assert gate.get(frozen_id).state is State.FROZEN and gate.get(frozen_id).polarity is Polarity.POSITIVE
     assert [a.kind for a in changes.alerts] == [AlertKind.FROZEN_CONFLICT]
-    assert gate.get(outcome.memory_id).conflicts_with == [frozen_id]
+    assert gate.get(outcome.memory_id).conflicts_with == (frozen_id,)
 
 
 def test_one_challenge_restated_in_three_sessions_opens_one_review_and_stays_pending():
