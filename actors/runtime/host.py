@@ -121,10 +121,13 @@ class UserHost:
         self._outbox_kick = threading.Event()
         self._drain_lock = threading.Lock()
         self._index: Any = None
+        self._index_lock = threading.Lock()
         self._housekeeping: asyncio.Task[None] | None = None
         threading.Thread(target=self._drain_forever, name="outbox", daemon=True).start()
-        # load the model now rather than in the first user's call
+        # load the model and connect the vector index now rather than in the first user's call (a deep
+        # archive read first paid ~0.6 s here: the client's import and connection)
         threading.Thread(target=self.embedder.embed_queries, args=(["warm up"],), daemon=True).start()
+        threading.Thread(target=self._connect_index, name="index-connect", daemon=True).start()
 
     def reader(self) -> SemanticReader | None:
         """The semantic reader every resident shares, loaded on the first write that needs it (its shipped
@@ -345,14 +348,22 @@ class UserHost:
             return len(entries)
 
     def _vector_index(self) -> Any:
-        """Connected on first need: a host serves recalls and writes while the index is down."""
-        if self._index is None:
-            from actors.store.vectors.milvus import MilvusIndex
+        """Connected on first need (or at start, ``_connect_index``): a host serves recalls and writes while
+        the index is down."""
+        with self._index_lock:
+            if self._index is None:
+                from actors.store.vectors.milvus import MilvusIndex
 
-            self._index = MilvusIndex(
-                self.settings.milvus_uri, self.settings.milvus_collection, self.embedder.dim
-            )
-        return self._index
+                self._index = MilvusIndex(
+                    self.settings.milvus_uri, self.settings.milvus_collection, self.embedder.dim
+                )
+            return self._index
+
+    def _connect_index(self) -> None:
+        try:
+            self._vector_index()
+        except Exception as exc:  # down now: the first read or outbox drain that needs it connects
+            log.info("%s: vector index not connected at start: %s", self.name, exc)
 
     def _drain_forever(self) -> None:
         failures = 0
