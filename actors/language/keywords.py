@@ -20,7 +20,7 @@ class BM25:
     """Okapi BM25 over tokenized documents, with postings built once: scoring a query touches only the
     documents that hold its terms, so one index serves every query until the documents change. The postings
     are two flat arrays (documents, counts) cut by term: a resident user holds one index per part of its
-    memory, and two small arrays per term cost ~20 times the bytes of their slices of one."""
+    memory, and two small arrays per term took three times the bytes (docs/benchmarks.md)."""
 
     def __init__(self, documents: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75):
         self.k1, self.b = k1, b
