@@ -12,10 +12,12 @@ each path pays its own activations; PostgreSQL's page cache is warm after the fi
 * **every recall reads Milvus**: the default with ``archive_search_below = 1.0``.
 
 Per path: activation (a cold user's first recall over HTTP), warm recall p50 / p95, the recall naming an
-old month, and the host process's resident set at the end. The seed is made by ``bench_archive_scale.py``
-(or here, the same way, when missing)::
+old month, and the host processes' memory at the end. With ``--baseline-tree``, the default path once more,
+served by another checkout (``git worktree add``). The seed is made by ``bench_archive_scale.py`` (or here,
+the same way, when missing)::
 
     .venv/bin/python tests/bench/bench_archive_http.py --users 100 --items 11250
+    .venv/bin/python tests/bench/bench_archive_http.py --baseline-tree /tmp/hermes-012d203
 
 Load average is printed at start and end.
 """
@@ -75,6 +77,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--questions", type=int, default=40, help="questions per measured user")
     parser.add_argument("--home", type=Path, default=None, help="the seed's home (bench_archive_scale's)")
     parser.add_argument("--schema", default=None, help="PostgreSQL schema of the seed")
+    parser.add_argument(
+        "--baseline-tree", type=Path, default=None, help="another checkout (a worktree), on the default path"
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
     args = parser.parse_args(argv)
     args.home = (args.home or Path("/tmp") / f"hermes-scale-{args.users}x{args.items}").resolve()
@@ -122,12 +127,16 @@ def main(argv: list[str] | None = None) -> None:
             },
         }
         env = {"HERMES_SQL_URL": sql_url, "HERMES_MILVUS_URI": server.uri}
-        for name, changes in paths.items():
+        runs = [(name, REPO, changes) for name, changes in paths.items()]
+        if args.baseline_tree:  # the default path again, served by another checkout
+            name = f"newest {default.archive_memory_items:,} in memory, rest in Milvus"
+            runs.append((f"{name}: {args.baseline_tree.name}", args.baseline_tree, paths[name]))
+        for name, tree, changes in runs:
             admin.change_policy(changes)
             say(f"{name}: load average {os.getloadavg()[0]:.1f}")
             with (
                 tempfile.TemporaryDirectory(prefix="hermes-bench-") as home,
-                stack(REPO, Path(home), env, say) as (base_url, _, pid),
+                stack(tree, Path(home), env, say) as (base_url, _, pid),
             ):
                 results[name] = drive(base_url, key, sample, asked)
                 results[name]["stack"] = stack_memory(pid)
