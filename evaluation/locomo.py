@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from actors.adapters.embedding import E5Embedder, Embedder
+from actors.adapters.embedding import Embedder, make_embedder
 from actors.app.service import UserMemoryService
 from actors.language.understanding.reader import SemanticReader
 from actors.store.sql.store import MemoryStore
@@ -202,7 +202,7 @@ def run(
     (empty without evidence in it); with ``holdout``, also print those of the tuned and held-out parts."""
     systems = systems or ["memory"]
     conversations = load_conversations(data)
-    embedder = CachingEmbedder(E5Embedder())
+    embedder = CachingEmbedder(make_embedder(HermesSettings().embedder))  # HERMES_EMBEDDER, as the service
     graded = load_evidence(data)
     figures: dict[str, dict[str, Figures]] = {}  # part of the file → system → figures
     with ExitStack() as stack:
