@@ -36,6 +36,7 @@ from actors.adapters.tracing import attached, span
 from actors.app.commands import UserCommand
 from actors.app.service import UserMemoryService
 from actors.core.extraction import make_extractor
+from actors.language.tokens import load_segmenter
 from actors.language.understanding.reader import SemanticReader
 from actors.runtime import outbox
 from actors.runtime.batching import BatchingEmbedder
@@ -124,10 +125,15 @@ class UserHost:
         self._index_lock = threading.Lock()
         self._housekeeping: asyncio.Task[None] | None = None
         threading.Thread(target=self._drain_forever, name="outbox", daemon=True).start()
-        # load the model and connect the vector index now rather than in the first user's call (a deep
-        # archive read first paid ~0.6 s here: the client's import and connection)
-        threading.Thread(target=self.embedder.embed_queries, args=(["warm up"],), daemon=True).start()
+        # load the model and the segmenter's dictionary, and connect the vector index, now rather than in the
+        # first user's call: over HTTP a host's first user waited ~1.2 s for jieba, and its first deep
+        # archive read ~0.6 s for the index client's import and connection
+        threading.Thread(target=self._warm_up, name="warm-up", daemon=True).start()
         threading.Thread(target=self._connect_index, name="index-connect", daemon=True).start()
+
+    def _warm_up(self) -> None:
+        self.embedder.embed_queries(["warm up"])
+        load_segmenter()
 
     def reader(self) -> SemanticReader | None:
         """The semantic reader every resident shares, loaded on the first write that needs it (its shipped

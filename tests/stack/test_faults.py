@@ -201,7 +201,7 @@ def test_write_while_sql_is_locked_gets_503_and_lands_when_resent(app):
         again = http.post("/v1/users/lk/turns", json=body, headers=headers)
         assert again.json() == accepted.json()
     stored = app.store.list_items(tenant_id, "lk")
-    assert [i.source_dialog_ids for i in stored] == [["d1"]]
+    assert [i.source_dialog_ids for i in stored] == [("d1",)]
 
 
 # -------------------------------------------------------------------------------------------- Ray node
