@@ -24,7 +24,6 @@ Load average is printed at start and end.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -44,7 +43,16 @@ from actors.store.vectors.milvus import MilvusIndex  # noqa: E402
 from localstack.milvus import MilvusStandaloneServer  # noqa: E402
 from schemas.enums import Layer  # noqa: E402
 from schemas.settings import GatePolicy, HermesSettings  # noqa: E402
-from tests.bench.bench_archive_scale import TENANT, ms, pg_url, questions, seeded, user_ids  # noqa: E402
+from tests.bench.bench_archive_scale import (  # noqa: E402
+    TENANT,
+    begin,
+    ms,
+    pg_url,
+    questions,
+    seed_options,
+    seeded,
+    user_ids,
+)
 from tests.bench.bench_hosts import REPO, stack, stack_memory  # noqa: E402
 
 
@@ -69,29 +77,12 @@ def drive(base_url: str, key: str, users: list[str], asked: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--users", type=int, default=100)
-    parser.add_argument("--items", type=int, default=11250, help="memories per user (most archived)")
-    parser.add_argument("--pool", type=int, default=3000, help="distinct sentences (embedded once)")
-    parser.add_argument("--sample", type=int, default=4, help="users measured per path")
-    parser.add_argument("--questions", type=int, default=40, help="questions per measured user")
-    parser.add_argument("--home", type=Path, default=None, help="the seed's home (bench_archive_scale's)")
-    parser.add_argument("--schema", default=None, help="PostgreSQL schema of the seed")
+    parser = seed_options(__doc__.split("\n\n")[0], users=100)
     parser.add_argument(
         "--baseline-tree", type=Path, default=None, help="another checkout (a worktree), on the default path"
     )
-    parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
     args = parser.parse_args(argv)
-    args.home = (args.home or Path("/tmp") / f"hermes-scale-{args.users}x{args.items}").resolve()
-    args.schema = args.schema or f"hermes_scale_{args.users}x{args.items}"
-    args.home.mkdir(parents=True, exist_ok=True)
-    began = time.perf_counter()
-    load_start = os.getloadavg()
-
-    def say(message: str) -> None:
-        print(f"[{time.perf_counter() - began:6.1f}s] {message}", flush=True)
-
-    say(f"load average {load_start[0]:.1f} / {load_start[1]:.1f} / {load_start[2]:.1f}")
+    say, load_start = begin(args)
     server = MilvusStandaloneServer(args.home / "milvus")
     server.start(timeout=600)
     results: dict[str, dict] = {}

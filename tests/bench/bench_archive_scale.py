@@ -36,6 +36,7 @@ import statistics
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -195,28 +196,41 @@ def resident(figures: PathFigures, users: list[str], make, asked) -> None:
         del service
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--users", type=int, default=10)
+def seed_options(description: str, users: int) -> argparse.ArgumentParser:
+    """The options of a run over a seed: its size, the users and questions measured, where it is kept."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--users", type=int, default=users)
     parser.add_argument("--items", type=int, default=11250, help="memories per user (most archived)")
-    parser.add_argument("--budget", type=int, default=GatePolicy().archive_memory_items)
     parser.add_argument("--pool", type=int, default=3000, help="distinct sentences (embedded once)")
     parser.add_argument("--sample", type=int, default=4, help="users measured per path")
     parser.add_argument("--questions", type=int, default=40, help="questions per measured user")
-    parser.add_argument("--home", type=Path, default=None)
+    parser.add_argument("--home", type=Path, default=None, help="where the seed is kept (Milvus' data)")
     parser.add_argument("--schema", default=None, help="PostgreSQL schema of the seed")
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def begin(args: argparse.Namespace) -> tuple[Callable[[str], None], tuple[float, float, float]]:
+    """Name the seed's home and schema (by its size, unless given), start the clock, print the load average;
+    returns ``say`` (a message with the seconds since) and the load at start."""
     args.home = (args.home or Path("/tmp") / f"hermes-scale-{args.users}x{args.items}").resolve()
     args.schema = args.schema or f"hermes_scale_{args.users}x{args.items}"
     args.home.mkdir(parents=True, exist_ok=True)
     began = time.perf_counter()
-    load_start = os.getloadavg()
+    load = os.getloadavg()
 
     def say(message: str) -> None:
         print(f"[{time.perf_counter() - began:6.1f}s] {message}", flush=True)
 
-    say(f"load average {load_start[0]:.1f} / {load_start[1]:.1f} / {load_start[2]:.1f}")
+    say(f"load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
+    return say, load
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = seed_options(__doc__.split("\n\n")[0], users=10)
+    parser.add_argument("--budget", type=int, default=GatePolicy().archive_memory_items)
+    args = parser.parse_args(argv)
+    say, load_start = begin(args)
     server = MilvusStandaloneServer(args.home / "milvus")
     server.start(timeout=600)
     try:
