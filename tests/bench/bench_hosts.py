@@ -393,7 +393,8 @@ def main(argv: list[str] | None = None) -> None:
             trees.append((f"this checkout, {name}", REPO, env))
         if not args.no_baseline:
             base = args.baseline_tree or cleanup.enter_context(baseline_tree(args.baseline))
-            trees.append((f"baseline {args.baseline}", base, {}))
+            shown = args.baseline_tree.name if args.baseline_tree else args.baseline
+            trees.append((f"baseline {shown}", base, {}))
         for round_number in range(1, args.rounds + 1):
             for name, tree, env in trees:
                 label = name if args.rounds == 1 else f"{name}, round {round_number}"
