@@ -186,7 +186,7 @@ class EntityGraph:
         self.mentions: dict[str, tuple[str, ...]] = {}  # memory id → entity keys, one entry per memory read
         self._edges: dict[tuple[str, str, str], list[str]] = defaultdict(list)
         self._created: dict[str, datetime] = {}
-        # sets while the items are read, kept as tuples after (``from_items``): a quarter of the bytes, and a
+        # sets while the items are read, kept as tuples after (``from_items``): a third of the bytes, and a
         # resident user keeps its graph until its memory changes
         self._naming: dict[str, set[str]] = defaultdict(set)
         self._named: dict[str, set[str]] = defaultdict(set)

@@ -355,15 +355,18 @@ class UserHost:
 
     def _vector_index(self) -> Any:
         """Connected on first need (or at start, ``_connect_index``): a host serves recalls and writes while
-        the index is down."""
-        with self._index_lock:
-            if self._index is None:
-                from actors.store.vectors.milvus import MilvusIndex
+        the index is down. Not under the lock: a caller does not wait out another's failing attempt; of two
+        that connect at once, one client is kept."""
+        if self._index is None:
+            from actors.store.vectors.milvus import MilvusIndex
 
-                self._index = MilvusIndex(
-                    self.settings.milvus_uri, self.settings.milvus_collection, self.embedder.dim
-                )
-            return self._index
+            index = MilvusIndex(self.settings.milvus_uri, self.settings.milvus_collection, self.embedder.dim)
+            with self._index_lock:
+                if self._index is None:
+                    self._index = index
+                else:
+                    index.close()
+        return self._index
 
     def _connect_index(self) -> None:
         try:
