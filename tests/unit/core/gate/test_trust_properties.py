@@ -16,6 +16,7 @@ from datetime import timedelta
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
+from actors.core.memory import ID_TUPLES
 from actors.core.slots import is_vital, is_withdrawal
 from schemas.enums import Kind, Polarity, State
 from schemas.errors import GateRejected, InvalidInput
@@ -123,6 +124,9 @@ def test_no_freeze_without_confirmations_and_no_vital_flip_on_one_utterance(ops)
             gate.drain()
 
         for memory_id, item in gate.items.items():
+            for name in ID_TUPLES:  # replaced, never mutated: so a tuple, whatever the step, with no repeats
+                ids = getattr(item, name)
+                assert type(ids) is tuple and len(set(ids)) == len(ids), (name, ids)
             old = before.get(memory_id)
             newly_frozen = item.is_frozen and memory_id not in ever_frozen
             if newly_frozen and kind != "freeze":
