@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import tracemalloc
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -119,14 +120,13 @@ def main() -> None:
         print(json.dumps(measure(args.measure, args.items, args.cold, args.top)))
         return
     print(f"load average {os.getloadavg()[0]:.1f}; one user of {args.items:,} memories, vectors of {DIM}")
-    trees = [("this checkout", REPO)]
-    worktree = None
-    if args.baseline:
-        worktree = Path(tempfile.mkdtemp(prefix="hermes-baseline-"))
-        add = ["git", "worktree", "add", "--detach", str(worktree), args.baseline]
-        subprocess.run(add, cwd=REPO, check=True, capture_output=True)
-        trees.append((f"baseline {args.baseline}", worktree))
-    try:
+    sys.path.insert(0, str(REPO))  # here, not at the top: a measuring process imports only its own tree
+    from tests.bench.bench_hosts import baseline_tree
+
+    with ExitStack() as cleanup:
+        trees = [("this checkout", REPO)]
+        if args.baseline:
+            trees.append((f"baseline {args.baseline}", cleanup.enter_context(baseline_tree(args.baseline))))
         for name, tree in trees:
             for cold in (False, True):
                 found = measured_in(tree, args.items, cold, args.top)
@@ -137,9 +137,6 @@ def main() -> None:
                 )
                 for site in found["sites"]:
                     print(f"  {site['kb']:9.1f} KB {site['blocks']:7d} blocks  {site['site']}")
-    finally:
-        if worktree:
-            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=REPO, check=False)
 
 
 if __name__ == "__main__":
