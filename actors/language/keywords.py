@@ -31,11 +31,12 @@ class BM25:
             for term in doc:
                 per_doc = counts.setdefault(term, {})
                 per_doc[n] = per_doc.get(n, 0) + 1
-        total = sum(len(per_doc) for per_doc in counts.values())
+        per_term = list(counts.values())
+        sizes = [len(per_doc) for per_doc in per_term]
+        total = sum(sizes)
         self._terms = {term: n for n, term in enumerate(counts)}
-        self._starts = np.cumsum([0] + [len(per_doc) for per_doc in counts.values()], dtype=np.int64)
-        self._documents = np.fromiter(chain.from_iterable(counts.values()), np.int32, total)
-        per_term = counts.values()
+        self._starts = np.cumsum([0, *sizes], dtype=np.int64)
+        self._documents = np.fromiter(chain.from_iterable(per_term), np.int32, total)
         self._counts = np.fromiter(chain.from_iterable(d.values() for d in per_term), np.float32, total)
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
