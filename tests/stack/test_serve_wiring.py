@@ -76,9 +76,14 @@ _NOTES = itertools.count()
 
 
 def fresh_words(count: int) -> list[str]:
-    """Words no other note of this module holds: two notes never share enough words to be one restating
-    the other (random picks from a small list did, about one pair in four, and the write was 'confirmed')."""
-    return ["".join(string.ascii_lowercase[int(d)] for d in f"{next(_NOTES):04d}") + "x" for _ in range(count)]
+    """Words no other note of this module holds, so no note restates another (five random picks from 13
+    words made a pair sharing four in 88 % of the six notes one user got, and a write came back
+    'confirmed')."""
+    return [_letters(next(_NOTES)) + "x" for _ in range(count)]
+
+
+def _letters(number: int) -> str:
+    return "".join(string.ascii_lowercase[int(digit)] for digit in f"{number:04d}")
 
 
 def note(n: int = 0) -> dict:
