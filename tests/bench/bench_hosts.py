@@ -180,6 +180,15 @@ async def sequential(requests: list[loadgen.Request]) -> loadgen.RunResult:
     return result
 
 
+def cpu_per_request(before: dict[str, float], after: dict[str, float], result: loadgen.RunResult) -> dict:
+    """CPU milliseconds per request of a phase, by role of the stack's processes, and their sum: on 2 cores,
+    2,000 divided by the sum is the throughput the stack could reach with the CPU to itself."""
+    done = max(1, len(result.samples))
+    spent = {role: (after.get(role, 0.0) - before.get(role, 0.0)) * 1000 / done for role in after}
+    shown = {role: round(ms, 2) for role, ms in sorted(spent.items(), key=lambda p: -p[1]) if ms >= 0.05}
+    return {**shown, "total": round(sum(spent.values()), 1)}
+
+
 async def drive(base_url: str, key: str, pid: int, plan: Plan, say) -> dict:
     out: dict = {}
     limits = httpx.Limits(max_connections=plan.clients * 2)
@@ -200,6 +209,7 @@ async def drive(base_url: str, key: str, pid: int, plan: Plan, say) -> dict:
 
         say(f"  mixed: {plan.clients} clients, {plan.mixed_users} users (load average {_load()})")
         out["load"]["mixed"] = _load()
+        cpu_before = procstats.cpu_seconds_by_role(pid)
         mixed = await loadgen.closed_loop(
             lambda: req.mixed(req.rng.choice(mixed_users), plan.write_share),
             plan.clients,
@@ -211,6 +221,7 @@ async def drive(base_url: str, key: str, pid: int, plan: Plan, say) -> dict:
             **figures(mixed),
             "recall": figures(mixed, "recall"),
             "write": figures(mixed, "write"),
+            "cpu_ms_per_request": cpu_per_request(cpu_before, procstats.cpu_seconds_by_role(pid), mixed),
         }
         say(f"    {out['mixed']}")
 
@@ -229,6 +240,7 @@ async def drive(base_url: str, key: str, pid: int, plan: Plan, say) -> dict:
                     peak.update(now)
 
         watcher = asyncio.create_task(watch())
+        cpu_before = procstats.cpu_seconds_by_role(pid)
         churn = await loadgen.closed_loop(
             lambda: req.mixed(req.rng.choices(churn_users, cum_weights=weights)[0], plan.write_share),
             plan.clients,
@@ -237,6 +249,7 @@ async def drive(base_url: str, key: str, pid: int, plan: Plan, say) -> dict:
             plan.grace_seconds,
         )
         watcher.cancel()
+        cpu_churn = cpu_per_request(cpu_before, procstats.cpu_seconds_by_role(pid), churn)
         after = await req.load.stats()
         out["churn"] = {
             **figures(churn),
@@ -245,6 +258,7 @@ async def drive(base_url: str, key: str, pid: int, plan: Plan, say) -> dict:
             "activations": after["activations"] - before["activations"],
             "activation_latency": after["activation_latency"],
             "live_after": after["live"],
+            "cpu_ms_per_request": cpu_churn,
         }
         out["memory_end_of_churn"] = await asyncio.to_thread(stack_memory, pid)
         out["memory_peak"] = peak
@@ -340,6 +354,8 @@ def table(results: dict[str, dict]) -> str:
                 f"{r['churn']['activation_latency']['p50_ms']} / {r['churn']['activation_latency']['p95_ms']}"
             ),
         ),
+        ("mixed CPU ms per request", lambda r: _cpu(r["mixed"]["cpu_ms_per_request"])),
+        ("churn CPU ms per request", lambda r: _cpu(r["churn"]["cpu_ms_per_request"])),
         ("stack PSS end of churn MB", lambda r: r["memory_end_of_churn"]["total_pss_mb"]),
         ("stack PSS peak MB", lambda r: r["memory_peak"]["total_pss_mb"]),
     ]
@@ -348,6 +364,11 @@ def table(results: dict[str, dict]) -> str:
     for label, pick in rows:
         lines.append(f"| {label} | " + " | ".join(str(_safe(pick, results[n])) for n in names) + " |")
     return "\n".join(lines)
+
+
+def _cpu(by_role: dict[str, float]) -> str:
+    parts = [f"{role} {ms}" for role, ms in by_role.items() if role != "total"]
+    return f"{by_role['total']} ({', '.join(parts)})"
 
 
 def _safe(pick, result: dict):

@@ -1,6 +1,7 @@
-"""Memory of the processes this benchmark started (Ray's gcs/raylet and workers, the Milvus server),
-read from ``/proc``: resident set (RSS) and proportional set (PSS, shared pages split between sharers, so
-a sum of PSS does not count the shared Python/numpy pages once per worker).
+"""Memory and CPU time of the processes this benchmark started (Ray's gcs/raylet and workers, the Milvus
+server), read from ``/proc``: resident set (RSS) and proportional set (PSS, shared pages split between
+sharers, so a sum of PSS does not count the shared Python/numpy pages once per worker), and the CPU seconds
+each has used (user + system), summed by role.
 
 Only descendants of the benchmark's own process are counted: other Ray clusters on the machine are not.
 """
@@ -106,6 +107,23 @@ def memory_by_role(root: int | None = None) -> dict[str, RoleMemory]:
         entry.processes += 1
         entry.rss_mb += rss / 1024
         entry.pss_mb += pss / 1024
+    return dict(roles)
+
+
+def cpu_seconds_by_role(root: int) -> dict[str, float]:
+    """Per role: CPU seconds (user + system) used so far by ``root`` (as "stack driver") and its descendants.
+    The difference of two readings is what a phase cost; a process that ended between them is not counted."""
+    tick = os.sysconf("SC_CLK_TCK")
+    roles: dict[str, float] = defaultdict(float)
+    for pid in [root, *descendants(root)]:
+        try:
+            stat = (_PROC / str(pid) / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # fields from the state on: utime, stime are 12, 13
+        role = "stack driver" if pid == root else _role(pid)
+        if role != "gone":
+            roles[role] += (int(fields[11]) + int(fields[12])) / tick
     return dict(roles)
 
 
