@@ -31,6 +31,11 @@ from actors.adapters.e5_weights import (
 
 #: one forward pass holds at most this many (padded) tokens: bounds the activations of a large batch
 TOKENS_PER_PASS = 4096
+#: a pass pads no window beyond this many times its own length. Every padded token is computed like a real
+#: one, and texts of mixed lengths padded to the longest cost 1.6x (batches of 8 LoCoMo turns) to 2.3x
+#: (32) what each alone costs, one thread; windows of near-equal length together cost what they cost
+#: alone or less (``tests/bench/bench_embedders.py``, docs/embedder-choice.md)
+PADDING_SLACK = 1.1
 _MS = "com.microsoft"
 
 
@@ -113,10 +118,16 @@ def _release_freed_memory() -> None:
 
 
 def _batches(windows: list[tuple[int, int, list[int]]]) -> list[list[tuple[int, int, list[int]]]]:
-    """Windows sorted by length, cut so that a pass pads little and stays under ``TOKENS_PER_PASS``."""
+    """Windows sorted by length, cut into passes whose shortest window is padded by at most
+    ``PADDING_SLACK`` and whose padded tokens stay under ``TOKENS_PER_PASS``."""
     batches: list[list[tuple[int, int, list[int]]]] = []
     for window in windows:
-        if batches and (len(batches[-1]) + 1) * len(window[2]) <= TOKENS_PER_PASS:
+        length = len(window[2])
+        if (
+            batches
+            and length <= PADDING_SLACK * len(batches[-1][0][2])
+            and (len(batches[-1]) + 1) * length <= TOKENS_PER_PASS
+        ):
             batches[-1].append(window)
         else:
             batches.append([window])

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 import time
 from collections import OrderedDict, deque
@@ -104,9 +103,9 @@ class UserHost:
         self.settings = settings
         self.pool_size = pool_size
         self.store = MemoryStore.from_settings(settings)
-        # two threads cut a lone text's embedding from ~33 to ~23 ms here; more only oversubscribe the cores
-        threads = max(1, min(2, os.cpu_count() or 1))
-        model = make_embedder(settings.embedder, num_threads=threads, spin=settings.embedder_spin)
+        model = make_embedder(
+            settings.embedder, num_threads=settings.embedder_threads, spin=settings.embedder_spin
+        )
         self.embedder = BatchingEmbedder(model)
         #: stateless, so one serves every resident user
         self.extractor = make_extractor(settings.extractor, settings.extractor_languages)

