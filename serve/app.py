@@ -51,7 +51,7 @@ from serve.routes import (
     transfer,
     users,
 )
-from serve.routes.deps import current_gateway
+from serve.routes.deps import current_gateway, replica_gateway
 from serve.telemetry import TraceRequests
 
 R = TypeVar("R", bound=BaseModel)
@@ -62,7 +62,7 @@ MAX_BODY_BYTES = 1024 * 1024
 
 def create_fastapi_app() -> FastAPI:
     # the MCP endpoint is no route, so it takes the routes' gateway dependency, override included (tests)
-    mcp = McpEndpoint(lambda: app.dependency_overrides.get(current_gateway, current_gateway)())
+    mcp = McpEndpoint(lambda: app.dependency_overrides.get(current_gateway, replica_gateway)())
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

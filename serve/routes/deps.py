@@ -12,13 +12,19 @@ from schemas.ids import USER_ID_PATTERN, MemoryId, UserId
 from serve.gateway import Gateway
 
 
-def current_gateway() -> Gateway:
-    """The gateway of the Serve replica handling this request (replaced in tests without Serve)."""
+def replica_gateway() -> Gateway:
+    """The gateway of the Serve replica this code runs in."""
     from ray import serve
 
     app: Any = serve.get_replica_context().servable_object  # the HermesMemory deployment
     gateway: Gateway = app.gateway
     return gateway
+
+
+async def current_gateway() -> Gateway:
+    """The routes' gateway (replaced in tests without Serve). A coroutine because FastAPI runs a plain
+    function dependency in a worker thread: one thread hand-off each way on every request."""
+    return replica_gateway()
 
 
 GatewayDep = Annotated[Gateway, Depends(current_gateway)]
