@@ -139,9 +139,9 @@ class HermesSettings(BaseSettings):
     #: let the ``e5`` engine's threads spin between operators (docs/embedder-choice.md: measured through
     #: HTTP, spinning threads take cores the rest of the stack needs, so it is off)
     embedder_spin: bool = False
-    #: threads of each host's embedding session (docs/embedder-choice.md: a second thread answers a lone
-    #: query ~1 ms sooner and costs ~35 % more CPU per text, which a busy stack pays in throughput)
-    embedder_threads: int = Field(1, ge=1, le=64)
+    #: most threads of a host's embedding pass: above 1, the extra threads are used only while a core is idle
+    #: (docs/embedder-choice.md: they answer a lone query 1-2 ms sooner and cost 16-35 % more CPU per text)
+    embedder_threads: int = Field(2, ge=1, le=64)
     #: how memory candidates are read from turns: ``rules`` (the rule books, no model) or a plug-in's name
     #: (entry point group ``hermes_memory.extractors``)
     extractor: str = Field("rules", pattern=PLUGIN_NAME_PATTERN)

