@@ -14,7 +14,7 @@ from actors.app.commands import GetMemory, ListMemories
 from actors.store.sql.tenants import TenantLimits
 from schemas.errors import NotFound
 from tests.conftest import ADMIN_KEY
-from tests.stack.trust_stack import E5_DIM, file_traces
+from tests.stack.trust_stack import E5_DIM, converge, file_traces
 
 pytestmark = [pytest.mark.stack, pytest.mark.slow]
 
@@ -112,6 +112,7 @@ def test_deployment_handle_and_vector_partition_stay_in_scope(serve_app, sql_sto
     assert handle.run.remote(key_b, "alice", ListMemories()).result().total == 0
     with pytest.raises(NotFound):
         handle.run.remote(key_b, "alice", GetMemory(memory_id=mine.items[0].memory_id)).result()
+    converge(stack_settings)  # the hosts bring the index to what SQL holds after the answer, not before
     index = MilvusIndex(stack_settings.milvus_uri, stack_settings.milvus_collection, E5_DIM)
     try:
         probe = np.ones(E5_DIM, np.float32) / np.sqrt(E5_DIM)
