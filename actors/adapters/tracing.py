@@ -17,6 +17,11 @@ _tracer = trace.get_tracer("hermes_memory")
 
 @contextmanager
 def span(name: str, **attributes: object) -> Iterator[trace.Span]:
+    """A span of the current trace; without an SDK provider nothing would record it, and the current span
+    (the caller's context, unchanged) stands in: a no-op span still cost ~10 µs, and a recall opens ~20."""
+    if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+        yield trace.get_current_span()
+        return
     with _tracer.start_as_current_span(name) as current:
         for key, value in attributes.items():
             current.set_attribute(key, value if isinstance(value, str | int | float | bool) else str(value))

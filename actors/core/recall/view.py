@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cached_property
 from typing import Protocol
 
@@ -218,6 +219,23 @@ class ArchiveView:
             if self.items.pop(memory_id, None) is not None:
                 self._rebuild_holder(memory_id)
                 self.vectors.drop(memory_id)
+
+    def newest_ids(
+        self, *, content_hash: str | None = None, slot: str | None = None, limit: int
+    ) -> list[str]:
+        """The held archived items with this content hash and/or slot, most recently archived first (as
+        ``MemoryStore.find_archived`` orders them): all there are while ``complete``."""
+        found = [
+            item
+            for item in self.items.values()
+            if (content_hash is None or item.content_hash == content_hash)
+            and (slot is None or item.slot == slot)
+        ]
+        found.sort(key=lambda item: item.memory_id)
+        found.sort(
+            key=lambda item: (item.archived_at is not None, item.archived_at or datetime.min), reverse=True
+        )
+        return [item.memory_id for item in found[:limit]]
 
     def _take_vector(self, item: MemoryItem) -> None:
         """The entering (stored) item's vector into the rows, from its own bytes or the active rows."""

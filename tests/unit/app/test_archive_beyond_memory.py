@@ -5,7 +5,10 @@ it now; an index that lags SQL or does not answer changes nothing that memory al
 import dataclasses
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from actors.adapters.embedding import HashEmbedder
 from actors.app.service import UserMemoryService
@@ -136,4 +139,59 @@ def test_the_restore_job_finds_its_candidates_over_the_whole_archive(tmp_path, m
     monkeypatch.setattr(worker, "_vector_index", lambda dim: index)
     assert worker._one("acme", "alice")["restored"] == 1
     assert store.get_item("acme", "alice", items[27].memory_id).layer is Layer.LONGTERM
+    store.dispose()
+
+
+@pytest.mark.parametrize("budget", [1000, 5], ids=["memory holds the archive", "memory holds part of it"])
+@pytest.mark.parametrize("n", [2, 20])
+def test_restating_an_archived_memory_restores_it_with_its_stored_vector(store, budget, n):
+    items = seed_archive(store, InMemoryIndex(DIM))
+    svc = service(store, budget=budget)
+    svc.archive_view()  # loaded, as after a first recall
+    turns = [api.TurnIn(text=TEXTS[n], dialog_id="d-again")]
+    result = svc.write_turns(api.WriteTurnsRequest(session_id="s-again", turns=turns))
+    assert [o.memory_id for o in result.outcomes] == [items[n].memory_id]
+    restored = store.get_item("acme", "alice", items[n].memory_id)
+    assert restored.layer is Layer.LONGTERM and store.count_items("acme", "alice") == len(items)
+    assert np.allclose(
+        svc._vector_of(svc.engine.items[restored.memory_id]),
+        HashEmbedder(DIM).embed_passages([TEXTS[n]])[0],
+        atol=1e-3,
+    )
+    assert top_ids(svc, TEXTS[n])[0] == items[n].memory_id
+
+
+WORDS = st.sampled_from(["tea", "coffee", "the harbor", "a kite"])
+SLOTS = st.none() | st.sampled_from(["basic.residence", "preference.diet"])
+WHEN = st.none() | st.integers(0, 3).map(lambda days: NOW - timedelta(days=days))  # ties, and never
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(archive=st.lists(st.tuples(WORDS, SLOTS, WHEN), min_size=1, max_size=12))
+def test_memory_names_the_archived_items_sql_finds_in_the_same_order(tmp_path_factory, archive):
+    store = MemoryStore(f"sqlite:///{tmp_path_factory.mktemp('db') / 'h.db'}")
+    store.create_schema()
+    store.create_tenant("acme")
+    items = [
+        MemoryItem(
+            tenant_id="acme",
+            user_id="alice",
+            content=words,
+            kind=Kind.EVENT,
+            layer=Layer.ARCHIVE,
+            state=State.ARCHIVED,
+            slot=slot,
+            archived_at=when,
+        )
+        for words, slot, when in archive
+    ]
+    store.commit(GateChanges(upserted={i.memory_id: i for i in items}), tenant_id="acme", user_id="alice")
+    view = service(store, budget=1000).archive_view()
+    assert view.complete
+    for digest in {i.content_hash for i in items}:
+        found = store.find_archived("acme", "alice", content_hash=digest, limit=1)
+        assert view.newest_ids(content_hash=digest, limit=1) == [i.memory_id for i in found]
+    for slot in {i.slot for i in items if i.slot}:
+        found = store.find_archived("acme", "alice", slot=slot, limit=3)
+        assert view.newest_ids(slot=slot, limit=3) == [i.memory_id for i in found]
     store.dispose()

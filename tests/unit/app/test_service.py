@@ -30,9 +30,7 @@ def index():
 
 
 def service(store, index, user="alice", tenant="acme"):
-    return UserMemoryService(
-        tenant, user, store=store, embedder=HashEmbedder(64), policy=GatePolicy()
-    )
+    return UserMemoryService(tenant, user, store=store, embedder=HashEmbedder(64), policy=GatePolicy())
 
 
 def say(svc, session, *texts, start=0):
@@ -89,6 +87,26 @@ def test_idempotent_request_is_applied_once(store, index):
     second = service(store, index).write_turns(req, request_id="r1")
     assert first == second
     assert store.count_items("acme", "alice") == 1
+
+
+def test_a_resent_request_answers_as_first_answered_and_changes_nothing(store, index):
+    """A resent request is found by its id's row when its commit is refused, not read for before every write:
+    whatever the second decision would have been (a restatement, a frozen conflict), nothing of it lands."""
+    svc = service(store, index)
+    say(svc, "s1", "I'm allergic to peanuts", "I live in Hangzhou")
+    for n, text in enumerate(["I live in Hangzhou", "I think I don't mind peanuts", "I love green tea"]):
+        req = api.WriteTurnsRequest(session_id="s2", turns=[api.TurnIn(text=text, dialog_id=f"r{n}")])
+        first = svc.write_turns(req, request_id=f"r{n}")
+        stored = {i.memory_id: i.version for i in store.list_items("acme", "alice", limit=100)}
+        trail, alerts = store.audit_trail("acme", "alice"), store.alerts("acme", "alice", status=None)
+        for again in (svc, service(store, index)):  # the same resident service, and one loaded anew
+            assert again.write_turns(req, request_id=f"r{n}") == first
+            assert {i.memory_id: i.version for i in store.list_items("acme", "alice", limit=100)} == stored
+            assert store.audit_trail("acme", "alice") == trail
+            assert store.alerts("acme", "alice", status=None) == alerts
+        assert {i.memory_id for i in svc.engine.active()} == {
+            i.memory_id for i in store.load_active("acme", "alice")
+        }
 
 
 def test_commits_reach_the_index_through_the_outbox_once(store, index):
