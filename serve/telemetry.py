@@ -11,6 +11,8 @@ from opentelemetry import propagate, trace
 from opentelemetry.sdk.trace import SpanProcessor
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from actors.adapters.tracing import sdk_installed
+
 
 def no_span_processors() -> list[SpanProcessor]:
     """Serve's exporter hook: the spans go to the provider ``ray_startup_hook`` already installed."""
@@ -34,10 +36,13 @@ class TraceRequests:
 
     def __init__(self, app: Any, tracer_provider: trace.TracerProvider | None = None):
         self.app = app
+        self._own_provider = tracer_provider is not None
         self._tracer = trace.get_tracer("hermes_memory.http", tracer_provider=tracer_provider)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
+        # no provider, no span: the request passes straight through (a no-op span and the headers' parse
+        # were paid per request)
+        if scope["type"] != "http" or not (self._own_provider or sdk_installed()):
             await self.app(scope, receive, send)
             return
         parent = None

@@ -15,11 +15,17 @@ from opentelemetry import context, propagate, trace
 _tracer = trace.get_tracer("hermes_memory")
 
 
+def sdk_installed() -> bool:
+    """Whether this process has an SDK tracer provider; without one no span is ever recorded, and skipping
+    the no-op spans saves ~10 µs each (a recall opened ~20)."""
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
+
+
 @contextmanager
 def span(name: str, **attributes: object) -> Iterator[trace.Span]:
-    """A span of the current trace; without an SDK provider nothing would record it, and the current span
-    (the caller's context, unchanged) stands in: a no-op span still cost ~10 µs, and a recall opens ~20."""
-    if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+    """A span of the current trace; without an SDK provider, the current span (the caller's context,
+    unchanged) stands in for it."""
+    if not sdk_installed():
         yield trace.get_current_span()
         return
     with _tracer.start_as_current_span(name) as current:
