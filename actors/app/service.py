@@ -378,11 +378,12 @@ class UserMemoryService:
 
     def _bring_back_archived(self, cand: Candidate) -> None:
         """Archived items the candidate may restate, so the gate can restore instead of duplicating. When
-        memory holds the whole archive it names them, and SQL is read only for those (the two searches in
-        SQL were a fifth of a write's CPU, and most writes restate nothing archived)."""
+        memory already holds the whole archive (a recall loaded it) it names them, and SQL is read only for
+        those (the two searches in SQL were a fifth of a write's CPU, and most writes restate nothing
+        archived); a write does not load the archive into memory for this."""
         digest, slot = content_hash(cand.content), cand.slot if cand.slot and cand.value else None
-        archive = self.archive_view()
-        if archive.complete:
+        archive = self._archive
+        if archive is not None and archive.complete:
             ids = archive.newest_ids(content_hash=digest, limit=1)
             ids += archive.newest_ids(slot=slot, limit=20) if slot else []
             found = (
