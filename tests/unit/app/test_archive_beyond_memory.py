@@ -29,24 +29,33 @@ THINGS = "fence bicycle canoe bookshelf greenhouse piano telescope kite lantern 
 TEXTS = [f"I repaired the {THINGS[n % 10]} near the {PLACES[n // 10 * 3 % 10]} {n}" for n in range(30)]
 
 
+def archived(content: str, at: datetime | None, **fields) -> MemoryItem:
+    """One of alice's archived memories, archived ``at``."""
+    return MemoryItem(
+        tenant_id="acme",
+        user_id="alice",
+        content=content,
+        kind=Kind.EVENT,
+        layer=Layer.ARCHIVE,
+        state=State.ARCHIVED,
+        archived_at=at,
+        **fields,
+    )
+
+
 def seed_archive(store, index) -> list[MemoryItem]:
     embedder = HashEmbedder(DIM)
     items = []
     for n, (text, vector) in enumerate(zip(TEXTS, embedder.embed_passages(TEXTS), strict=True)):
         at = NOW - timedelta(days=10 + n)
         items.append(
-            MemoryItem(
-                tenant_id="acme",
-                user_id="alice",
-                content=text,
-                kind=Kind.EVENT,
-                layer=Layer.ARCHIVE,
-                state=State.ARCHIVED,
+            archived(
+                text,
+                at,
                 embedding=vector.tobytes(),
                 created_at=at - timedelta(days=30),
                 updated_at=at,
                 last_accessed_at=at,
-                archived_at=at,
             )
         )
     store.commit(GateChanges(upserted={i.memory_id: i for i in items}), tenant_id="acme", user_id="alice")
@@ -115,18 +124,8 @@ def test_the_restore_job_finds_its_candidates_over_the_whole_archive(tmp_path, m
     items = []
     for n, (text, vector) in enumerate(zip(texts, embedder.embed_passages(texts), strict=True)):
         at = datetime.now(UTC) - timedelta(days=1 + n)  # the last one archived longest ago
-        item = MemoryItem(
-            tenant_id="acme",
-            user_id="alice",
-            content=text,
-            kind=Kind.EVENT,
-            layer=Layer.ARCHIVE,
-            state=State.ARCHIVED,
-            embedding=vector.tobytes(),
-            created_at=at,
-            updated_at=at,
-            last_accessed_at=at,
-            archived_at=at,
+        item = archived(
+            text, at, embedding=vector.tobytes(), created_at=at, updated_at=at, last_accessed_at=at
         )
         items.append(item)
     store.commit(GateChanges(upserted={i.memory_id: i for i in items}), tenant_id="acme", user_id="alice")
@@ -172,19 +171,7 @@ def test_memory_names_the_archived_items_sql_finds_in_the_same_order(tmp_path_fa
     store = MemoryStore(f"sqlite:///{tmp_path_factory.mktemp('db') / 'h.db'}")
     store.create_schema()
     store.create_tenant("acme")
-    items = [
-        MemoryItem(
-            tenant_id="acme",
-            user_id="alice",
-            content=words,
-            kind=Kind.EVENT,
-            layer=Layer.ARCHIVE,
-            state=State.ARCHIVED,
-            slot=slot,
-            archived_at=when,
-        )
-        for words, slot, when in archive
-    ]
+    items = [archived(words, when, slot=slot) for words, slot, when in archive]
     store.commit(GateChanges(upserted={i.memory_id: i for i in items}), tenant_id="acme", user_id="alice")
     view = service(store, budget=1000).archive_view()
     assert view.complete
