@@ -41,14 +41,38 @@ class RoleMemory:
     pss_mb: float = 0.0
 
 
-def _stat_fields(pid: int | str) -> list[str] | None:
-    """``/proc/<pid>/stat`` from the state on (0: state, 1: ppid, 11: utime, 12: stime), None once gone.
-    The command name before them is in parentheses and may contain spaces: they follow the last ")"."""
+def _stat_fields(pid: int | str, tid: int | str | None = None) -> list[str] | None:
+    """``/proc/<pid>/stat`` (or a thread's, ``/proc/<pid>/task/<tid>/stat``) from the state on (0: state,
+    1: ppid, 11: utime, 12: stime), None once gone. The command name before them is in parentheses and may
+    contain spaces: they follow the last ")"."""
+    path = _PROC / str(pid) if tid is None else _PROC / str(pid) / "task" / str(tid)
     try:
-        stat = (_PROC / str(pid) / "stat").read_text()
+        stat = (path / "stat").read_text()
     except OSError:
         return None
     return stat[stat.rindex(")") + 2 :].split()
+
+
+def _cpu_seconds(fields: list[str]) -> float:
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def thread_cpu_seconds(pid: int) -> dict[int, float]:
+    """CPU seconds (user + system) each live thread of ``pid`` has used."""
+    try:
+        tids = [int(entry.name) for entry in (_PROC / str(pid) / "task").iterdir()]
+    except OSError:
+        return {}
+    fields = {tid: _stat_fields(pid, tid) for tid in tids}
+    return {tid: _cpu_seconds(stat) for tid, stat in fields.items() if stat is not None}
+
+
+def thread_comm(pid: int, tid: int) -> str:
+    """The OS name of a thread (a Python thread keeps its process's name; Ray's and Milvus's name theirs)."""
+    try:
+        return (_PROC / str(pid) / "task" / str(tid) / "comm").read_text().strip()
+    except OSError:
+        return "gone"
 
 
 def _children_map() -> dict[int, list[int]]:
@@ -70,7 +94,7 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def _role(pid: int) -> str:
+def role(pid: int) -> str:
     try:
         cmdline = (_PROC / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
@@ -103,11 +127,11 @@ def memory_by_role(root: int | None = None) -> dict[str, RoleMemory]:
     """Per role: process count, summed RSS and PSS (MiB) of every descendant of ``root`` (default: us)."""
     roles: dict[str, RoleMemory] = defaultdict(RoleMemory)
     for pid in descendants(root if root is not None else os.getpid()):
-        role = _role(pid)
+        name = role(pid)
         rss, pss = rollup_kb(pid)
-        if role == "gone" or rss == 0:
+        if name == "gone" or rss == 0:
             continue
-        entry = roles[role]
+        entry = roles[name]
         entry.processes += 1
         entry.rss_mb += rss / 1024
         entry.pss_mb += pss / 1024
@@ -117,13 +141,12 @@ def memory_by_role(root: int | None = None) -> dict[str, RoleMemory]:
 def cpu_seconds_by_role(root: int) -> dict[str, float]:
     """Per role: CPU seconds (user + system) used so far by ``root`` (as "stack driver") and its descendants.
     The difference of two readings is what a phase cost; a process that ended between them is not counted."""
-    tick = os.sysconf("SC_CLK_TCK")
     roles: dict[str, float] = defaultdict(float)
     for pid in [root, *descendants(root)]:
         fields = _stat_fields(pid)
-        role = "stack driver" if pid == root else _role(pid)
-        if fields is not None and role != "gone":
-            roles[role] += (int(fields[11]) + int(fields[12])) / tick
+        name = "stack driver" if pid == root else role(pid)
+        if fields is not None and name != "gone":
+            roles[name] += _cpu_seconds(fields)
     return dict(roles)
 
 
