@@ -91,7 +91,8 @@ def test_idempotent_request_is_applied_once(store, index):
 
 def test_a_resent_request_answers_as_first_answered_and_changes_nothing(store, index):
     """A resent request is found by its id's row when its commit is refused, not read for before every write:
-    whatever the second decision would have been (a restatement, a frozen conflict), nothing of it lands."""
+    whatever the second decision would have been (a restatement that freezes the fact, a retracted allergy's
+    conflict and alert, a new memory), nothing of it lands."""
     svc = service(store, index)
     say(svc, "s1", "I'm allergic to peanuts", "I live in Hangzhou")
     for n, text in enumerate(["I live in Hangzhou", "I think I don't mind peanuts", "I love green tea"]):
