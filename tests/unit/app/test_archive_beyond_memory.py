@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from actors.adapters.embedding import HashEmbedder
 from actors.app.service import UserMemoryService
 from actors.core.memory import GateChanges, MemoryItem
+from actors.core.recall.view import ArchiveView
 from actors.runtime.outbox import drain
 from actors.store.sql.store import MemoryStore
 from actors.store.vectors.memory_index import InMemoryIndex
@@ -173,7 +174,9 @@ def test_memory_names_the_archived_items_sql_finds_in_the_same_order(tmp_path_fa
     store.create_tenant("acme")
     items = [archived(words, when, slot=slot) for words, slot, when in archive]
     store.commit(GateChanges(upserted={i.memory_id: i for i in items}), tenant_id="acme", user_id="alice")
-    view = service(store, budget=1000).archive_view()
+    # the items enter memory as writes archive them, in no particular order (loaded, they come in SQL's)
+    view = ArchiveView(lambda limit: [], DIM, budget=1000)
+    view.apply(items)
     assert view.complete
     for digest in {i.content_hash for i in items}:
         found = store.find_archived("acme", "alice", content_hash=digest, limit=1)
