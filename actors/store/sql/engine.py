@@ -15,6 +15,8 @@ optimistic-lock updates → ``ConcurrentUpdate``; values the schema cannot hold 
 from __future__ import annotations
 
 import json
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -78,7 +80,7 @@ def _configure_sqlite(engine: Engine, *, wal: bool) -> None:
             # the busy timeout first: switching a new file to WAL waits for other openers' locks too
             cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
             if wal:
-                cursor.execute("PRAGMA journal_mode=WAL")
+                _switch_to_wal(cursor)
             cursor.execute("PRAGMA foreign_keys=ON")
             # forgotten content must not linger in free space of the file (docs/trust.md#4-erasure)
             cursor.execute("PRAGMA secure_delete=ON")
@@ -89,6 +91,23 @@ def _configure_sqlite(engine: Engine, *, wal: bool) -> None:
     def _on_begin(connection: Connection) -> None:
         writes = connection.get_execution_options().get(WRITE_OPTION, False)
         connection.exec_driver_sql("BEGIN IMMEDIATE" if writes else "BEGIN")
+
+
+def _switch_to_wal(cursor: Any) -> None:
+    """Put the database in WAL mode (it stays so: a no-op for every later opener).
+
+    SQLite does not call the busy handler while it changes the journal mode, so openers racing on a new file
+    fail at once with "database is locked" while one of them switches it; they wait here for that one
+    instead, as long as the busy timeout would have let them."""
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
 
 
 def scrub_sqlite_log(engine: Engine) -> None:
