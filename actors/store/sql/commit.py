@@ -19,16 +19,29 @@ from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem, utcno
 from actors.store.sql.mapping import (
     UPDATABLE_ITEM_FIELDS,
     alert_row,
-    event_row,
+    event_columns,
     item_columns,
     update_alert_row,
 )
-from actors.store.sql.tables import AlertRow, AppliedRequestRow, MemoryItemRow, TenantRow, TombstoneRow
+from actors.store.sql.tables import (
+    AlertRow,
+    AppliedRequestRow,
+    AuditEventRow,
+    MemoryItemRow,
+    TenantRow,
+    TombstoneRow,
+)
 from schemas.enums import AlertStatus
 from schemas.errors import ConcurrentUpdate, InvalidInput, NotFound
 from schemas.ids import check_tenant_id, check_user_id
 
+#: a commit runs Core statements built once, on the tables: the ORM's unit of work and building each
+#: statement per call cost more CPU than running them (half of a write's commit, bench_service_cpu.py)
 _ITEMS = cast(Table, MemoryItemRow.__table__)
+_EVENTS = cast(Table, AuditEventRow.__table__)
+_APPLIED = cast(Table, AppliedRequestRow.__table__)
+_TENANTS = cast(Table, TenantRow.__table__)
+_TOMBSTONES = cast(Table, TombstoneRow.__table__)
 #: one UPDATE per changed item, run as one executemany: the key and the version it was loaded at. An item
 #: that carries no vector keeps the stored one: a resident user's memory holds each vector once, in its
 #: recall rows (``actors.core.recall.vectors``), and its items drop their own copies
@@ -52,6 +65,26 @@ _UPDATE_ITEM = (
             for name in UPDATABLE_ITEM_FIELDS
         },
     )
+)
+
+_TENANT = select(_TENANTS.c.tenant_id).where(_TENANTS.c.tenant_id == bindparam("tenant_id"))
+_VERSIONS = (
+    select(_ITEMS.c.memory_id, _ITEMS.c.version)
+    .where(
+        _ITEMS.c.tenant_id == bindparam("tenant_id"),
+        _ITEMS.c.user_id == bindparam("user_id"),
+        _ITEMS.c.memory_id.in_(bindparam("memory_ids", expanding=True)),
+    )
+    .with_for_update()
+)
+_FORGOTTEN = (
+    select(_TOMBSTONES.c.memory_id)
+    .where(
+        _TOMBSTONES.c.tenant_id == bindparam("tenant_id"),
+        _TOMBSTONES.c.user_id == bindparam("user_id"),
+        _TOMBSTONES.c.memory_id.in_(bindparam("memory_ids", expanding=True)),
+    )
+    .limit(1)
 )
 
 Scope = tuple[str, str]
@@ -89,7 +122,7 @@ def apply_changes(
 ) -> dict[str, int]:
     """Stage every change and flush; returns each upserted item's new row version by memory id."""
     tenant_id, user_id = scope
-    if session.get(TenantRow, tenant_id) is None:
+    if session.scalar(_TENANT, {"tenant_id": tenant_id}) is None:
         raise NotFound(f"tenant {tenant_id!r} does not exist")
     items = list(changes.upserted.values())
     stored = _stored_versions(session, scope, [item.memory_id for item in items])
@@ -127,14 +160,12 @@ def apply_changes(
         )
         if updated.rowcount not in (-1, len(changed)):
             raise ConcurrentUpdate("commit: a memory was changed concurrently")
-    session.add_all([event_row(event) for event in changes.events])
+    if changes.events:
+        session.execute(insert(_EVENTS), [event_columns(event) for event in changes.events])
     _upsert_alerts(session, scope, changes.alerts)
     if request_id is not None:
-        session.add(
-            AppliedRequestRow(
-                tenant_id=tenant_id, user_id=user_id, request_id=request_id, result=result or {}, at=utcnow()
-            )
-        )
+        row = {"tenant_id": tenant_id, "user_id": user_id, "request_id": request_id}
+        session.execute(insert(_APPLIED), [{**row, "result": result or {}, "at": utcnow()}])
     session.flush()
     return {item.memory_id: stored.get(item.memory_id, 0) + 1 for item in items}
 
@@ -144,13 +175,7 @@ def _stored_versions(session: Session, scope: Scope, memory_ids: list[str]) -> d
     if not memory_ids:
         return {}
     tenant_id, user_id = scope
-    rows = session.execute(
-        select(_ITEMS.c.memory_id, _ITEMS.c.version)
-        .where(
-            _ITEMS.c.tenant_id == tenant_id, _ITEMS.c.user_id == user_id, _ITEMS.c.memory_id.in_(memory_ids)
-        )
-        .with_for_update()
-    )
+    rows = session.execute(_VERSIONS, {"tenant_id": tenant_id, "user_id": user_id, "memory_ids": memory_ids})
     return {memory_id: version for memory_id, version in rows}
 
 
@@ -165,14 +190,9 @@ def _refuse_forgotten(session: Session, scope: Scope, new_items: Iterable[Memory
                 f"memory {item.memory_id} was stored at version {item.version} and is gone"
             )
     tenant_id, user_id = scope
+    memory_ids = [item.memory_id for item in new_items]
     forgotten = session.scalar(
-        select(TombstoneRow.memory_id)
-        .where(
-            TombstoneRow.tenant_id == tenant_id,
-            TombstoneRow.user_id == user_id,
-            TombstoneRow.memory_id.in_([item.memory_id for item in new_items]),
-        )
-        .limit(1)
+        _FORGOTTEN, {"tenant_id": tenant_id, "user_id": user_id, "memory_ids": memory_ids}
     )
     if forgotten is not None:
         raise ConcurrentUpdate(f"memory {forgotten} was forgotten; reload before writing")

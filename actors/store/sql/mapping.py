@@ -72,8 +72,9 @@ def item_columns(item: MemoryItem, names: tuple[str, ...] = UPDATABLE_ITEM_FIELD
     return {name: _item_column(item, name) for name in names}
 
 
-def event_row(event: AuditEvent) -> AuditEventRow:
-    return AuditEventRow(**{name: _event_column(event, name) for name in _EVENT_FIELDS})
+def event_columns(event: AuditEvent) -> dict[str, object]:
+    """Column values of an event's row (its id is the database's)."""
+    return {name: _event_column(event, name) for name in _EVENT_FIELDS}
 
 
 def event_from_row(row: AuditEventRow) -> AuditEvent:

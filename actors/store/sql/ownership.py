@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, cast
 
-from sqlalchemy import delete, select
+from sqlalchemy import Table, bindparam, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -56,11 +56,18 @@ def claim(session: Session, tenant_id: str, user_id: str, owner: str) -> Fence:
     return Fence(owner, row.epoch)
 
 
+_OWNERS = cast(Table, UserOwnerRow.__table__)
+_OUTBOX = cast(Table, IndexOutboxRow.__table__)
+#: read by every commit: built once
+_EPOCH = select(_OWNERS.c.epoch).where(
+    _OWNERS.c.tenant_id == bindparam("tenant_id"), _OWNERS.c.user_id == bindparam("user_id")
+)
+_EPOCH_LOCKED = _EPOCH.with_for_update()
+
+
 def current_epoch(session: Session, tenant_id: str, user_id: str, *, lock: bool = False) -> int:
-    query = select(UserOwnerRow.epoch).where(
-        UserOwnerRow.tenant_id == tenant_id, UserOwnerRow.user_id == user_id
-    )
-    return session.scalar(query.with_for_update() if lock else query) or 0
+    scope = {"tenant_id": tenant_id, "user_id": user_id}
+    return session.scalar(_EPOCH_LOCKED if lock else _EPOCH, scope) or 0
 
 
 def check_fence(session: Session, tenant_id: str, user_id: str, fence: Fence | None) -> None:
@@ -77,10 +84,12 @@ def stage(
     session: Session, tenant_id: str, user_id: str, op: OutboxOp, memory_ids: Iterable[str | None]
 ) -> None:
     at = utcnow()
-    session.add_all(
-        IndexOutboxRow(tenant_id=tenant_id, user_id=user_id, memory_id=memory_id, op=op, at=at)
+    rows = [
+        {"tenant_id": tenant_id, "user_id": user_id, "memory_id": memory_id, "op": op, "at": at}
         for memory_id in memory_ids
-    )
+    ]
+    if rows:
+        session.execute(insert(_OUTBOX), rows)
 
 
 def pending(session: Session, limit: int, after: int = 0) -> list[OutboxEntry]:
