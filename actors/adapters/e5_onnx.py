@@ -119,7 +119,11 @@ def _session(graph: bytes, threads: int, spin: bool) -> Any:
     options.enable_cpu_mem_arena = False
     options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
     options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-    return ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+    # onnxruntime would fuse each residual Add and LayerNormalization into SkipLayerNormalization, whose CPU
+    # kernel took 1.0 ms of an 18-token query, the two ops it replaces 0.3 ms (docs/embedder-choice.md)
+    return ort.InferenceSession(
+        graph, options, providers=["CPUExecutionProvider"], disabled_optimizers=["SkipLayerNormFusion"]
+    )
 
 
 def _idle_core(cores: int) -> bool:
