@@ -181,8 +181,7 @@ class FrozenGate:
                 item.frozen_at is not None and now - item.frozen_at < window
             ):
                 continue
-            if self._core_has_room(item):
-                self._freeze(item, "unfreeze_window_closed", actor, "no new value within the unfreeze window")
+            self._freeze(item, "unfreeze_window_closed", actor, "no new value within the unfreeze window")
 
     def review_if_contested(self, target: MemoryItem) -> None:
         """A frozen item contradicted in ``contradictions_to_review`` statements — distinct challengers, or
@@ -270,8 +269,12 @@ class FrozenGate:
         )
 
     def _core_has_room(self, item: MemoryItem | None = None) -> bool:
-        """Room for one more frozen item (an unfrozen item already in core keeps its own place)."""
+        """Room for one more frozen item. An unfrozen item keeps its place while its window is open — in
+        core and under the frozen limit, which counts it — so freezing it again always fits, and nothing
+        frozen meanwhile can take its place."""
+        if item is not None and item.is_active and item.state is State.UNFROZEN:
+            return True
         caps = self.ledger.policy.capacities
         in_core = item is not None and item.is_active and item.layer is Layer.CORE
-        ledger = self.ledger
-        return (in_core or ledger.count(Layer.CORE) < caps.core) and ledger.frozen_count() < caps.frozen_limit
+        held = sum(1 for i in self.ledger.active() if i.state in (State.FROZEN, State.UNFROZEN))
+        return (in_core or self.ledger.count(Layer.CORE) < caps.core) and held < caps.frozen_limit

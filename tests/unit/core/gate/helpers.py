@@ -1,7 +1,15 @@
-"""Builders shared by the gate-engine tests: candidates without the extractor, a controllable clock."""
+"""Builders shared by the gate-engine tests: candidates without the extractor, a controllable clock, ids
+numbered in creation order."""
 
+import itertools
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
+from unittest.mock import patch
 
+import schemas.ids
 from actors.core.gate.engine import GateEngine
 from actors.core.memory import Candidate
 from schemas.enums import Kind, Polarity, Source
@@ -17,6 +25,16 @@ class Clock:
 
     def advance(self, days: float = 0, seconds: float = 0) -> None:
         self.now += timedelta(days=days, seconds=seconds)
+
+
+@contextmanager
+def numbered_ids() -> Iterator[None]:
+    """Memory ids numbered in creation order instead of random ones, so a sequence of operations replays
+    the same way: the gate breaks ties by id, and a test picks its targets among the sorted ids. Also a
+    decorator (below ``@given``: a new count for every example)."""
+    serial = itertools.count(1)
+    with patch.object(schemas.ids, "uuid", SimpleNamespace(uuid4=lambda: uuid.UUID(int=next(serial)))):
+        yield
 
 
 def cand(

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from actors.core.gate.engine import FREEZE_RULES
 from schemas.enums import Kind, Layer, Polarity, State
 from schemas.errors import GateRejected, InvalidInput
-from tests.unit.core.gate.helpers import Clock, cand, engine
+from tests.unit.core.gate.helpers import Clock, cand, engine, numbered_ids
 
 SLOTS = [
     ("basic.residence", ["hangzhou", "suzhou", "beijing"], Kind.FACT),
@@ -103,6 +103,7 @@ def _run(gate, clock, op, forgotten):
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(operations)
+@numbered_ids()
 def test_gate_invariants_hold_over_random_operations(ops):
     clock = Clock()
     gate = engine(working=6, longterm=5, core=3, clock=clock)

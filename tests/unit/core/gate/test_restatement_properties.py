@@ -22,7 +22,7 @@ from actors.core.extraction import apply_reading
 from actors.core.memory import Candidate, MemoryItem
 from actors.language.understanding.reader import Reading
 from schemas.enums import Kind, Layer, State
-from tests.unit.core.gate.helpers import Clock, cand, engine
+from tests.unit.core.gate.helpers import Clock, cand, engine, numbered_ids
 
 SLOT = "preference.hobby"
 TASTES = ["bouldering", "hiking", "jazz", "chess"]
@@ -72,6 +72,7 @@ def _holds(item: MemoryItem, dialog: str) -> bool:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(statement, min_size=1, max_size=30))
+@numbered_ids()
 def test_one_claim_one_item_and_every_read_sentence_stays_a_memory(ops):
     clock = Clock()
     gate = engine(clock=clock)
@@ -106,6 +107,7 @@ def test_one_claim_one_item_and_every_read_sentence_stays_a_memory(ops):
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(statement, min_size=10, max_size=40), st.integers(2, 6), st.integers(2, 6))
+@numbered_ids()
 def test_under_a_tight_capacity_no_tier_overflows_and_read_sentences_are_still_held(ops, working, longterm):
     clock = Clock()
     gate = engine(working=working, longterm=longterm, clock=clock)

@@ -20,7 +20,7 @@ from actors.core.memory import ID_TUPLES
 from actors.core.slots import is_vital, is_withdrawal
 from schemas.enums import Kind, Polarity, State
 from schemas.errors import GateRejected, InvalidInput
-from tests.unit.core.gate.helpers import Clock, cand, engine
+from tests.unit.core.gate.helpers import Clock, cand, engine, numbered_ids
 
 SLOTS = [
     ("basic.allergy", ["shrimp", "peanut"], Kind.FACT),
@@ -93,6 +93,7 @@ def _api(gate, op):
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(operations)
+@numbered_ids()
 def test_no_freeze_without_confirmations_and_no_vital_flip_on_one_utterance(ops):
     tick = Clock()
     gate = engine(clock=tick)

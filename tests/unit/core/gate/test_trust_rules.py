@@ -1,8 +1,11 @@
 """The state machine's trust rules, one scenario each (docs/quality.md#7-promises-that-hold-in-any-words);
 ``test_trust_properties.py`` holds them over random sequences."""
 
+import pytest
+
 from actors.core.gate.valuation import negative_weight
 from schemas.enums import AlertKind, Kind, Layer, Polarity, State
+from schemas.errors import CapacityError
 from tests.unit.core.gate.helpers import Clock, cand, engine
 
 
@@ -127,3 +130,23 @@ def test_a_new_value_within_the_unfreeze_window_is_the_change_and_is_frozen():
     item = gate.get(memory_id)
     assert (outcome.memory_id, outcome.action) == (memory_id, "corrected")
     assert (item.state, item.value) == (State.FROZEN, "paris")
+
+
+def test_an_unfrozen_item_keeps_its_frozen_place_until_its_window_closes():
+    clock = Clock()
+    gate = engine(working=3, longterm=3, core=3, clock=clock)  # room for one frozen item
+    assert gate.policy.capacities.frozen_limit == 1
+    gate.write(fact("basic.residence", "berlin", "s1", "d1"))
+    residence, _ = gate.write(fact("basic.residence", "berlin", "s2", "d2"))
+    gate.unfreeze(residence.memory_id, reason="moving", dialog_id="d-un", actor="user")
+    # a fact that qualifies for freezing meanwhile does not take the unfrozen item's place
+    gate.write(fact("basic.allergy", "peanut", "s1", "d3"))
+    allergy, changes = gate.write(fact("basic.allergy", "peanut", "s2", "d4"))
+    assert gate.get(allergy.memory_id).state is State.CONFIRMED
+    assert [a.kind for a in changes.alerts] == [AlertKind.CORE_FULL]
+    with pytest.raises(CapacityError):
+        gate.freeze(allergy.memory_id, reason="operator", actor="operator")
+    # the new value within the window freezes the item again, within the limit
+    moved, _ = gate.write(fact("basic.residence", "paris", "s3", "d5"))
+    assert (moved.memory_id, gate.get(residence.memory_id).state) == (residence.memory_id, State.FROZEN)
+    assert gate.frozen_count() == 1
