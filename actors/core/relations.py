@@ -95,13 +95,18 @@ _WORKS_AT = re.compile(
 _WORKS_AT_ZH = rf"(?:现在|目前|一直|也)?在(?P<org>[{HAN}A-Za-z]{{2,10}}?)(?:工作|上班|实习)"
 _CAPITALISED = re.compile(r"(?<![\w'])[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\"]\s*|\n)\s*$")
+_ATTRIBUTES = "deadline|birthday|due date|date|address|launch|start|anniversary"
+_ATTRIBUTES_ZH = "截止日期|截止时间|生日|地址|上线时间|开始时间"
 _ATTRIBUTE = re.compile(
     r"(?P<entity>[A-Z][\w-]*(?: [A-Z][\w-]*)*)(?:'s)?\s+(?:project\s+|trip\s+|meeting\s+|party\s+)?"
-    r"(?P<attr>deadline|birthday|due date|date|address|launch|start|anniversary)\s+(?:is|was|will be|on)\s+"
+    rf"(?P<attr>{_ATTRIBUTES})\s+(?:is|was|will be|on)\s+"
     r"(?P<value>[\w ,'-]{2,40}?)(?=[.!?,;]|$)|"
-    rf"(?P<entity_zh>[{HAN}\w]{{2,12}}?)的?(?P<attr_zh>截止日期|截止时间|生日|地址|上线时间|开始时间)"
+    rf"(?P<entity_zh>[{HAN}\w]{{2,12}}?)的?(?P<attr_zh>{_ATTRIBUTES_ZH})"
     r"(?:是|在)(?P<value_zh>[^，,。！？]{1,20})"
 )
+#: every match of ``_ATTRIBUTE`` holds one of its attribute words: a text without one is not searched (the
+#: full pattern tries its Chinese branch at every position, and most of a user's graph build went there)
+_ATTRIBUTE_WORD = re.compile(f"{_ATTRIBUTES}|{_ATTRIBUTES_ZH}")
 _NAME_TAGS = frozenset({"nr", "ns", "nt", "nz", "nrt", "nrfg"})
 _NOT_NAMES = frozenset(
     "I I'm I've I'd I'll Mr Mrs Ms Dr OK Ok Hey Hi Hello Thanks Thank Yes No Wow Oh Yeah Sure Monday Tuesday "
@@ -167,9 +172,15 @@ def _declared_relation(item: MemoryItem) -> tuple[str, str] | None:
     return _relation_word(item.content) or "knows", item.value
 
 
+def attribute_sentences(content: str) -> list[re.Match[str]]:
+    """The attribute sentences of a text ("the Atlas project deadline is next Friday")."""
+    return list(_ATTRIBUTE.finditer(content)) if _ATTRIBUTE_WORD.search(content) else []
+
+
 def _employers(content: str, chinese_people: list[str]) -> list[tuple[str, str]]:
     """(person, organisation) pairs a memory states."""
-    found = [(m["person"], m["org"]) for m in _WORKS_AT.finditer(content)]
+    # every English match says "work"; a text without it is not searched
+    found = [(m["person"], m["org"]) for m in _WORKS_AT.finditer(content)] if "work" in content else []
     for person in chinese_people:
         m = re.search(re.escape(person) + _WORKS_AT_ZH, content)
         if m:
@@ -226,7 +237,7 @@ class EntityGraph:
             self._add(n, mid) for n, _ in capitalised_names(item.content) if entity_key(n) in mid_sentence
         ]
         keys += [self._add(n, mid) for n in chinese_names(item.content)]
-        for m in _ATTRIBUTE.finditer(item.content):
+        for m in attribute_sentences(item.content):
             entity = m["entity_zh"] or (capitalised_names(m["entity"]) or ((m["entity"], True),))[-1][0]
             key = self._add(entity, mid)
             self._link(key, m["attr"] or m["attr_zh"], (m["value"] or m["value_zh"]).strip(), mid)
