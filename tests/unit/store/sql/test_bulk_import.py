@@ -11,14 +11,15 @@ from schemas.enums import Kind, Layer, State
 
 
 def analyzed(url: str) -> bool:
+    """Whether the planner's statistics describe the table as it is (a new database starts with preset
+    ones, migration 0007): the primary key's row count is the table's."""
     engine = create_engine(url)
     try:
         with engine.connect() as connection:
-            stats = connection.execute(text("SELECT name FROM sqlite_master WHERE name = 'sqlite_stat1'"))
-            if stats.scalar() is None:
-                return False
-            found = connection.execute(text("SELECT count(*) FROM sqlite_stat1 WHERE tbl = 'memory_items'"))
-            return bool(found.scalar())
+            rows = connection.execute(text("SELECT count(*) FROM memory_items")).scalar_one()
+            primary_key = "SELECT stat FROM sqlite_stat1 WHERE idx LIKE 'sqlite_autoindex_memory_items%'"
+            stats = connection.execute(text(primary_key)).scalar_one()
+            return int(stats.split()[0]) == rows
     finally:
         engine.dispose()
 
