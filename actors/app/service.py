@@ -241,6 +241,8 @@ class UserMemoryService:
     # ------------------------------------------------------------------ writes
 
     def write_turns(self, request: api.WriteTurnsRequest, request_id: str | None = None) -> api.WriteResult:
+        # what earlier writes archived or superseded is in SQL: memory goes back to what a load holds
+        self.engine.forget_inactive()
         candidates, ignored, not_kept = self._extract(request)
         return self._apply_candidates(candidates, ignored, request_id, not_kept)
 

@@ -4,11 +4,15 @@ Below Ray and HTTP: one ``UserMemoryService`` per user on SQLite in a temporary 
 embedder (microseconds a text, so what is measured is the service's own work: extraction, the gates, recall's
 routes, SQL), the benchmark's own turns and unique questions (``loadgen``). Eight users get a history of
 30 turns each; then rounds of 200 writes and 400 recalls, their process CPU per operation printed per round.
-Each tree runs in a child process of its own (``PYTHONPATH``), alternating, so a busy moment shows as a
-disagreement between rounds of one tree.
+Then an agent's turn on a user with a long history: one user is written ``--history`` turns of the LoCoMo
+conversations (read from ``../shared`` at run time, evaluation only), one after the other, and then each
+turn is a write of the next LoCoMo turn followed by a recall of a LoCoMo question: the recall after a write
+is the one that rebuilds what recall derives from the items. Each tree runs in a child process of its own
+(``PYTHONPATH``), alternating, so a busy moment shows as a disagreement between rounds of one tree.
 
     .venv/bin/python tests/bench/bench_service_cpu.py                          # this checkout
     .venv/bin/python tests/bench/bench_service_cpu.py --baseline-tree PATH     # and another, alternating
+    .venv/bin/python tests/bench/bench_service_cpu.py --history 3000           # the long history's length
 """
 
 from __future__ import annotations
@@ -25,10 +29,13 @@ import uuid
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+LOCOMO = REPO.parent / "shared" / "data" / "locomo" / "locomo_dev.json"
 USERS = 8
+#: turns measured on the user with a long history
+TURNS = 60
 
 
-def measure(rounds: int) -> list[dict[str, float]]:
+def measure(rounds: int, history: int) -> list[dict[str, float]]:
     """In the child: the tree on ``sys.path`` first is the one measured."""
     from actors.adapters.embedding import HashEmbedder
     from actors.app.service import UserMemoryService
@@ -70,12 +77,50 @@ def measure(rounds: int) -> list[dict[str, float]]:
 
     cpu_ms(write, 30 * USERS)
     cpu_ms(recall, 10 * USERS)
-    return [{"write_ms": cpu_ms(write, 200), "recall_ms": cpu_ms(recall, 400)} for _ in range(rounds)]
+    figures = [{"write_ms": cpu_ms(write, 200), "recall_ms": cpu_ms(recall, 400)} for _ in range(rounds)]
+
+    conversations = json.loads(LOCOMO.read_text())
+    turns = iter(
+        [
+            turn["text"]
+            for conversation in conversations
+            for name, session in conversation["conversation"].items()
+            if name.startswith("session_") and isinstance(session, list)
+            for turn in session
+        ]
+        * (1 + (history + TURNS * rounds) // 1000)
+    )
+    questions = iter([qa["question"] for conversation in conversations for qa in conversation["qa"]] * 10)
+    long = UserMemoryService(
+        "bench",
+        "long",
+        store=store,
+        embedder=HashEmbedder(384),
+        policy=GatePolicy(),
+        fence=store.claim_user("bench", "long", "bench"),
+    )
+
+    def agent_turn(_: UserMemoryService) -> None:
+        n = next(serial)
+        session = f"long-s{n // 20}"
+        turn = {"text": next(turns), "dialog_id": f"{session}-d{n}"}
+        long.write_turns(api.WriteTurnsRequest(session_id=session, turns=[turn]), uuid.uuid4().hex)
+        long.recall(api.RecallRequest(query=next(questions)))
+
+    for _ in range(history):
+        n = next(serial)
+        session = f"long-s{n // 20}"
+        turn = {"text": next(turns), "dialog_id": f"{session}-d{n}"}
+        long.write_turns(api.WriteTurnsRequest(session_id=session, turns=[turn]), uuid.uuid4().hex)
+    for round_figures in figures:
+        round_figures["long_turn_ms"] = cpu_ms(agent_turn, TURNS)
+    return figures
 
 
-def run_tree(tree: Path, rounds: int) -> list[dict[str, float]]:
+def run_tree(tree: Path, rounds: int, history: int) -> list[dict[str, float]]:
     env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{REPO}"}
     command = [sys.executable, str(Path(__file__).resolve()), "--child", "--rounds", str(rounds)]
+    command += ["--history", str(history)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True, timeout=1800)
     result: list[dict[str, float]] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
@@ -87,18 +132,21 @@ def main() -> None:
     )
     parser.add_argument("--baseline-tree", type=Path, help="another checkout, measured the same way")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--history", type=int, default=3000, help="LoCoMo turns written to the long user")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(measure(args.rounds)))
+        print(json.dumps(measure(args.rounds, args.history)))
         return
     trees = {"this checkout": REPO, **({"baseline": args.baseline_tree} if args.baseline_tree else {})}
     print(f"load average {os.getloadavg()[0]:.2f}; CPU ms per operation, hashing embedder, SQLite")
-    print("| round | tree | write | recall |\n|---|---|---:|---:|")
+    print(f"| round | tree | write | recall | turn (write + recall), {args.history} turns of history |")
+    print("|---|---|---:|---:|---:|")
     for round_number in range(1, args.rounds + 1):
         for name, tree in trees.items():
-            (figures,) = run_tree(tree, 1)
-            print(f"| {round_number} | {name} | {figures['write_ms']} | {figures['recall_ms']} |", flush=True)
+            (figures,) = run_tree(tree, 1, args.history)
+            cells = " | ".join(str(figures[key]) for key in ("write_ms", "recall_ms", "long_turn_ms"))
+            print(f"| {round_number} | {name} | {cells} |", flush=True)
     print(f"load average {os.getloadavg()[0]:.2f}")
 
 

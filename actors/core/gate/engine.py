@@ -94,6 +94,9 @@ class GateEngine:
     def get(self, memory_id: str) -> MemoryItem:
         return self.ledger.get(memory_id)
 
+    def forget_inactive(self) -> None:
+        self.ledger.forget_inactive()
+
     def seed_alerts(self, alerts: Iterable[Alert]) -> None:
         self.ledger.seed_alerts(alerts)
 

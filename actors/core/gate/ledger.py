@@ -59,6 +59,13 @@ class Ledger:
     def frozen_count(self) -> int:
         return sum(1 for i in self.items.values() if i.is_frozen)
 
+    def forget_inactive(self) -> None:
+        """Let go of the items that left active memory (archived, superseded, expired): what a user's memory
+        is loaded with holds none of them (``MemoryStore.load_active``), and a long residency kept
+        thousands, which every scan of the items walked."""
+        for memory_id in [m for m, item in self.items.items() if not item.is_active]:
+            del self.items[memory_id]
+
     def get(self, memory_id: str) -> MemoryItem:
         item = self.items.get(memory_id)
         if item is None:

@@ -100,3 +100,22 @@ def test_the_hosts_estimate_of_a_resident_user_is_near_what_tracemalloc_counts(s
     traced, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert 0.7 * traced <= svc.resident_bytes <= 1.4 * traced
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.tuples(st.integers(0, len(SAYINGS) - 1), st.integers(0, 3)), max_size=30))
+def test_between_writes_memory_holds_what_a_fresh_load_holds(tmp_path_factory, steps):
+    """What writes archived or superseded goes from memory (it is in SQL): a long residency holds the
+    items a reload would, not every item it ever saw."""
+    store = MemoryStore(f"sqlite:///{tmp_path_factory.mktemp('db') / 'h.db'}")
+    store.create_schema()
+    store.create_tenant("acme")
+    svc = service(store, capacities=Capacities(working=3, longterm=3, core=2))
+    for n, (index, session) in enumerate(steps):
+        turn = api.TurnIn(text=SAYINGS[index], dialog_id=f"d{n}")
+        svc.write_turns(api.WriteTurnsRequest(session_id=f"s{session}", turns=[turn]))
+        svc.engine.forget_inactive()  # as the next write starts
+        loaded = {i.memory_id: (i.state, i.layer, i.version) for i in store.load_active("acme", "alice")}
+        held = {i.memory_id: (i.state, i.layer, i.version) for i in svc.engine.items.values()}
+        assert held == loaded
+    store.dispose()
