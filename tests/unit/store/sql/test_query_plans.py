@@ -10,15 +10,6 @@ from actors.store.sql.store import MemoryStore
 from schemas.enums import Kind, Layer, State
 
 
-@pytest.fixture
-def store(tmp_path):
-    store = MemoryStore(f"sqlite:///{tmp_path / 'h.db'}")
-    store.create_schema()
-    store.create_tenant("acme")
-    yield store
-    store.dispose()
-
-
 def plans(store: MemoryStore, operation) -> list[str]:
     """The query plan of every SELECT on memory_items that ``operation`` runs."""
     seen: list[tuple[str, object]] = []
