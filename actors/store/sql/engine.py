@@ -77,7 +77,7 @@ def _configure_sqlite(engine: Engine, *, wal: bool) -> None:
         dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself (see _on_begin)
         cursor = dbapi_connection.cursor()
         try:
-            # the busy timeout first: switching a new file to WAL waits for other openers' locks too
+            # the busy timeout first: every statement after it waits for other connections' locks
             cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
             if wal:
                 _switch_to_wal(cursor)
