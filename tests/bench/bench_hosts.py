@@ -11,6 +11,9 @@ checkout already there) — and driven by the same load:
   ``--mixed-users`` users — requests/s, recall and write p95;
 * **churn**: ``--churn-users`` users, Zipf(``--zipf``) popularity, same clients and mix: most requests meet a
   user who is not resident — requests/s, p95, errors, activations and their latency (``/v1/stats``);
+* **a long history** (``--long-history N``): one more user written N LoCoMo turns (read from ``../shared``
+  at run time), then an agent's turns one at a time: a write of the next turn and a recall of a LoCoMo
+  question — p50 / p95 of each;
 * **memory**: PSS of every process of the stack, by role, at the end of the churn run (and its peak);
   and, for this checkout, the bytes one resident user with a full active memory (1,250 items) holds.
 
@@ -24,6 +27,7 @@ Python running this script (the venv is shared, only ``PYTHONPATH`` differs).
     .venv/bin/python tests/bench/bench_hosts.py --quick --rounds 2     # ~16 min, both trees twice
     .venv/bin/python tests/bench/bench_hosts.py                        # the issue's sizes, both trees
     .venv/bin/python tests/bench/bench_hosts.py --no-baseline          # this checkout only
+    .venv/bin/python tests/bench/bench_hosts.py --quick --long-history 2000   # and a user with a history
 """
 
 from __future__ import annotations
@@ -68,6 +72,9 @@ class Plan:
     zipf: float = 1.1
     max_requests: int = 20_000
     grace_seconds: float = 30.0
+    #: LoCoMo turns written to one more user before its turns are timed (0: no such phase)
+    long_history: int = 0
+    long_turns: int = 30
 
 
 QUICK = Plan(history_turns=10, single_requests=30, mixed_users=16, mixed_seconds=15, churn_seconds=30)
@@ -180,6 +187,37 @@ async def sequential(requests: list[loadgen.Request]) -> loadgen.RunResult:
     return result
 
 
+async def long_user(req: Requests, plan: Plan, say) -> dict:
+    """An agent's turns on a user with a long history, one request at a time: ``plan.long_history`` LoCoMo
+    turns written first, then ``plan.long_turns`` turns of a write (the next LoCoMo turn) and a recall (a
+    LoCoMo question); the recall after a write is the one that rebuilds what recall derives from the items."""
+    said, asked = loadgen.locomo_dialogue()
+    turns = iter(said * (1 + (plan.long_history + plan.long_turns) // len(said)))
+    questions = iter(asked * (1 + plan.long_turns // len(asked)))
+
+    def write() -> loadgen.Request:
+        n = next(req.serial)
+        session = f"long-s{n // 20}"
+        body = {"session_id": session, "turns": [{"text": next(turns), "dialog_id": f"{session}-d{n}"}]}
+        return "write", lambda: req.load._post("/v1/users/long/turns", body)
+
+    def recall() -> loadgen.Request:
+        body = {"query": next(questions)}
+        return "recall", lambda: req.load._post("/v1/users/long/recall", body)
+
+    say(f"  long user: {plan.long_history} LoCoMo turns of history")
+    history = await sequential([write() for _ in range(plan.long_history)])
+    say(f"  long user's turns (load average {_load()})")
+    timed = await sequential([request for _ in range(plan.long_turns) for request in (write(), recall())])
+    out = {
+        "long_history": figures(history),
+        "long_write_c1": figures(timed, "write"),
+        "long_recall_c1": figures(timed, "recall"),
+    }
+    say(f"    write {out['long_write_c1']}\n    recall after a write {out['long_recall_c1']}")
+    return out
+
+
 def cpu_per_request(before: dict[str, float], after: dict[str, float], result: loadgen.RunResult) -> dict:
     """CPU milliseconds per request of a phase, by role of the stack's processes, and their sum: on 2 cores,
     2,000 divided by the sum is the throughput the stack could reach with the CPU to itself."""
@@ -206,6 +244,8 @@ async def drive(base_url: str, key: str, pid: int, plan: Plan, say) -> dict:
             await sequential([req.recall("warm") for _ in range(plan.single_requests)])
         )
         say(f"    write {out['write_c1']}\n    recall {out['recall_c1']}")
+        if plan.long_history:
+            out |= await long_user(req, plan, say)
 
         say(f"  mixed: {plan.clients} clients, {plan.mixed_users} users (load average {_load()})")
         out["load"]["mixed"] = _load()
@@ -338,6 +378,14 @@ def table(results: dict[str, dict]) -> str:
         ("load average at c=1 / mixed / churn", lambda r: "{c1} / {mixed} / {churn}".format(**r["load"])),
         ("recall c=1 p50 / p95 ms", lambda r: f"{r['recall_c1']['p50_ms']} / {r['recall_c1']['p95_ms']}"),
         ("write c=1 p50 / p95 ms", lambda r: f"{r['write_c1']['p50_ms']} / {r['write_c1']['p95_ms']}"),
+        (
+            "long user: write c=1 p50 / p95 ms",
+            lambda r: f"{r['long_write_c1']['p50_ms']} / {r['long_write_c1']['p95_ms']}",
+        ),
+        (
+            "long user: recall after a write, p50 / p95 ms",
+            lambda r: f"{r['long_recall_c1']['p50_ms']} / {r['long_recall_c1']['p95_ms']}",
+        ),
         ("mixed req/s", lambda r: r["mixed"]["per_second"]),
         ("mixed recall p95 ms", lambda r: r["mixed"]["recall"]["p95_ms"]),
         ("mixed errors", lambda r: r["mixed"]["errors"]),
@@ -393,11 +441,16 @@ def main(argv: list[str] | None = None) -> None:
         help="also run this checkout with these environment variables, e.g. spin:HERMES_EMBEDDER_SPIN=true",
     )
     parser.add_argument("--churn-users", type=int)
+    parser.add_argument(
+        "--long-history", type=int, default=0, help="LoCoMo turns of history for the long user's phase"
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     plan = QUICK if args.quick else Plan()
     if args.churn_users:
         plan = replace(plan, churn_users=args.churn_users)
+    if args.long_history:
+        plan = replace(plan, long_history=args.long_history)
 
     def say(message: str) -> None:
         print(message, flush=True)

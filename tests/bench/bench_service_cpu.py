@@ -29,7 +29,6 @@ import uuid
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-LOCOMO = REPO.parent / "shared" / "data" / "locomo" / "locomo_dev.json"
 USERS = 8
 #: turns measured on the user with a long history
 TURNS = 60
@@ -79,18 +78,9 @@ def measure(rounds: int, history: int) -> list[dict[str, float]]:
     cpu_ms(recall, 10 * USERS)
     figures = [{"write_ms": cpu_ms(write, 200), "recall_ms": cpu_ms(recall, 400)} for _ in range(rounds)]
 
-    conversations = json.loads(LOCOMO.read_text())
-    turns = iter(
-        [
-            turn["text"]
-            for conversation in conversations
-            for name, session in conversation["conversation"].items()
-            if name.startswith("session_") and isinstance(session, list)
-            for turn in session
-        ]
-        * (1 + (history + TURNS * rounds) // 1000)
-    )
-    questions = iter([qa["question"] for conversation in conversations for qa in conversation["qa"]] * 10)
+    said, asked = loadgen.locomo_dialogue()
+    turns = iter(said * (1 + (history + TURNS * rounds) // len(said)))
+    questions = iter(asked * (1 + TURNS * rounds // len(asked)))
     long = UserMemoryService(
         "bench",
         "long",

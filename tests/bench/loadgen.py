@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 
@@ -59,6 +61,23 @@ def write_body(rng: random.Random, serial: int) -> dict:
     text = form.format(**{name: rng.choice(words) for name, words in _WORDS.items()})
     session = f"bench-s{serial // 5}"
     return {"session_id": session, "turns": [{"text": text, "dialog_id": f"{session}-d{serial}"}]}
+
+
+#: LoCoMo's conversations, evaluation only: read at run time from the shared data beside the checkout
+LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo_dev.json"
+
+
+def locomo_dialogue(path: Path = LOCOMO) -> tuple[list[str], list[str]]:
+    """Every turn of the LoCoMo conversations, in order, and every question asked about them."""
+    conversations = json.loads(path.read_text())
+    turns = [
+        turn["text"]
+        for conversation in conversations
+        for name, session in conversation["conversation"].items()
+        if name.startswith("session_") and isinstance(session, list)
+        for turn in session
+    ]
+    return turns, [qa["question"] for conversation in conversations for qa in conversation["qa"]]
 
 
 def recall_body(rng: random.Random) -> dict:
