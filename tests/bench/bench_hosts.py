@@ -192,13 +192,10 @@ async def long_user(req: Requests, plan: Plan, say) -> dict:
     turns written first, then ``plan.long_turns`` turns of a write (the next LoCoMo turn) and a recall (a
     LoCoMo question); the recall after a write is the one that rebuilds what recall derives from the items."""
     said, asked = loadgen.locomo_dialogue()
-    turns = iter(said * (1 + (plan.long_history + plan.long_turns) // len(said)))
-    questions = iter(asked * (1 + plan.long_turns // len(asked)))
+    turns, questions = itertools.cycle(said), itertools.cycle(asked)
 
     def write() -> loadgen.Request:
-        n = next(req.serial)
-        session = f"long-s{n // 20}"
-        body = {"session_id": session, "turns": [{"text": next(turns), "dialog_id": f"{session}-d{n}"}]}
+        body = loadgen.turn_body(next(turns), next(req.serial), "long", per_session=20)
         return "write", lambda: req.load._post("/v1/users/long/turns", body)
 
     def recall() -> loadgen.Request:

@@ -18,6 +18,7 @@ is the one that rebuilds what recall derives from the items. Each tree runs in a
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -47,18 +48,15 @@ def measure(rounds: int, history: int) -> list[dict[str, float]]:
     store.create_schema()
     store.create_tenant("bench")
     rng = random.Random(3)
-    users = [
-        UserMemoryService(
-            "bench",
-            f"u{n}",
-            store=store,
-            embedder=HashEmbedder(384),
-            policy=GatePolicy(),
-            fence=store.claim_user("bench", f"u{n}", "bench"),
+
+    def user_service(user_id: str) -> UserMemoryService:
+        fence = store.claim_user("bench", user_id, "bench")
+        return UserMemoryService(
+            "bench", user_id, store=store, embedder=HashEmbedder(384), policy=GatePolicy(), fence=fence
         )
-        for n in range(USERS)
-    ]
-    serial = iter(range(10**9))
+
+    users = [user_service(f"u{n}") for n in range(USERS)]
+    serial = itertools.count()
 
     def write(service: UserMemoryService) -> None:
         body = loadgen.write_body(rng, next(serial))
@@ -79,29 +77,19 @@ def measure(rounds: int, history: int) -> list[dict[str, float]]:
     figures = [{"write_ms": cpu_ms(write, 200), "recall_ms": cpu_ms(recall, 400)} for _ in range(rounds)]
 
     said, asked = loadgen.locomo_dialogue()
-    turns = iter(said * (1 + (history + TURNS * rounds) // len(said)))
-    questions = iter(asked * (1 + TURNS * rounds // len(asked)))
-    long = UserMemoryService(
-        "bench",
-        "long",
-        store=store,
-        embedder=HashEmbedder(384),
-        policy=GatePolicy(),
-        fence=store.claim_user("bench", "long", "bench"),
-    )
+    turns, questions = itertools.cycle(said), itertools.cycle(asked)
+    long = user_service("long")
+
+    def write_long() -> None:
+        body = loadgen.turn_body(next(turns), next(serial), "long", per_session=20)
+        long.write_turns(api.WriteTurnsRequest.model_validate(body), uuid.uuid4().hex)
 
     def agent_turn(_: UserMemoryService) -> None:
-        n = next(serial)
-        session = f"long-s{n // 20}"
-        turn = {"text": next(turns), "dialog_id": f"{session}-d{n}"}
-        long.write_turns(api.WriteTurnsRequest(session_id=session, turns=[turn]), uuid.uuid4().hex)
+        write_long()
         long.recall(api.RecallRequest(query=next(questions)))
 
     for _ in range(history):
-        n = next(serial)
-        session = f"long-s{n // 20}"
-        turn = {"text": next(turns), "dialog_id": f"{session}-d{n}"}
-        long.write_turns(api.WriteTurnsRequest(session_id=session, turns=[turn]), uuid.uuid4().hex)
+        write_long()
     for round_figures in figures:
         round_figures["long_turn_ms"] = cpu_ms(agent_turn, TURNS)
     return figures

@@ -56,11 +56,15 @@ _WORDS = {
 }
 
 
+def turn_body(text: str, serial: int, user: str = "bench", per_session: int = 5) -> dict:
+    """A write of one turn: the ``serial``-th turn said, ``per_session`` turns to a session."""
+    session = f"{user}-s{serial // per_session}"
+    return {"session_id": session, "turns": [{"text": text, "dialog_id": f"{session}-d{serial}"}]}
+
+
 def write_body(rng: random.Random, serial: int) -> dict:
     form = rng.choice(_WRITE_FORMS)
-    text = form.format(**{name: rng.choice(words) for name, words in _WORDS.items()})
-    session = f"bench-s{serial // 5}"
-    return {"session_id": session, "turns": [{"text": text, "dialog_id": f"{session}-d{serial}"}]}
+    return turn_body(form.format(**{name: rng.choice(words) for name, words in _WORDS.items()}), serial)
 
 
 #: LoCoMo's conversations, evaluation only: read at run time from the shared data beside the checkout
