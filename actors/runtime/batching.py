@@ -1,11 +1,18 @@
 """``BatchingEmbedder``: one model shared by every user of a host; texts of concurrent calls are embedded in
-one model call. A single worker thread runs the model; whatever arrives while it is busy joins the next
-batch, so a lone call waits for nothing and a burst is embedded at batch speed (docs/architecture.md)."""
+one model call. A single worker thread runs the model; whatever arrives while it is busy joins a later
+call, so a lone call waits for nothing and a burst is embedded at batch speed (docs/architecture.md).
+
+Queries go first. A recall's query is what an agent waits on before it answers; a write's passages are the
+turn it already answered. The worker takes every waiting query in one call, then at most
+``PASSAGE_CHUNK_TEXTS`` passages, then the queries that came meanwhile, and so on: a query waits for at most
+one chunk of passages, and passages are never starved by a stream of queries (one chunk per turn). A call
+with more passages than a chunk is embedded over several turns and answered when its last chunk is done.
+"""
 
 from __future__ import annotations
 
-import queue
 import threading
+from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Literal
@@ -15,15 +22,27 @@ import numpy as np
 from actors.adapters.embedding import Embedder
 
 Mode = Literal["passage", "query"]
-#: most texts in one model call: bigger batches gain little speed per text and delay the first waiter
+#: most queries in one model call: bigger batches gain little speed per text and delay the first waiter
 MAX_BATCH_TEXTS = 64
+#: most passages in one model call. A model call costs about the sum of its texts (the engine pads little,
+#: docs/embedder-choice.md), so small chunks lose no throughput and bound a query's wait behind them
+PASSAGE_CHUNK_TEXTS = 4
 
 
 @dataclass(slots=True)
 class _Request:
-    mode: Mode
     texts: list[str]
     done: Future[np.ndarray] = field(default_factory=Future)
+    #: texts handed to the model so far, and their vectors (a passage call may span several model calls)
+    taken: int = 0
+    parts: list[np.ndarray] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Piece:
+    request: _Request
+    start: int
+    stop: int
 
 
 class BatchingEmbedder:
@@ -34,7 +53,8 @@ class BatchingEmbedder:
         self.dim = model.dim
         self.model_calls = 0
         self.texts = 0
-        self._queue: queue.SimpleQueue[_Request] = queue.SimpleQueue()
+        self._waiting: dict[Mode, deque[_Request]] = {"query": deque(), "passage": deque()}
+        self._arrived = threading.Condition()
         self._worker = threading.Thread(target=self._run, name="embedder", daemon=True)
         self._worker.start()
 
@@ -47,38 +67,61 @@ class BatchingEmbedder:
     def _submit(self, mode: Mode, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        request = _Request(mode, list(texts))
-        self._queue.put(request)
+        request = _Request(list(texts))
+        with self._arrived:
+            self._waiting[mode].append(request)
+            self._arrived.notify()
         return request.done.result()
 
     def _run(self) -> None:
+        passages_next = False  # after a call of queries, passages have their turn
         while True:
-            batch = [self._queue.get()]
-            size = len(batch[0].texts)
-            while size < MAX_BATCH_TEXTS:
-                try:
-                    request = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                batch.append(request)
-                size += len(request.texts)
-            for mode in ("query", "passage"):
-                self._embed([r for r in batch if r.mode == mode], mode)
+            with self._arrived:
+                while not any(self._waiting.values()):
+                    self._arrived.wait()
+                queries, passages = self._waiting["query"], self._waiting["passage"]
+                mode: Mode = "passage" if passages and (passages_next or not queries) else "query"
+                pieces = _take(passages, PASSAGE_CHUNK_TEXTS) if mode == "passage" else _take(queries)
+            if pieces:
+                self._embed(pieces, mode)
+            passages_next = mode == "query"
 
-    def _embed(self, requests: list[_Request], mode: Mode) -> None:
-        if not requests:
-            return
-        texts = [text for r in requests for text in r.texts]
+    def _embed(self, pieces: list[_Piece], mode: Mode) -> None:
+        texts = [text for p in pieces for text in p.request.texts[p.start : p.stop]]
         embed = self.model.embed_queries if mode == "query" else self.model.embed_passages
         try:
             vectors = np.asarray(embed(texts), dtype=np.float32)
         except Exception as exc:  # every waiter must hear of the failure, not hang
-            for r in requests:
-                r.done.set_exception(exc)
+            for p in pieces:
+                if not p.request.done.done():
+                    p.request.done.set_exception(exc)
             return
         self.model_calls += 1
         self.texts += len(texts)
         start = 0
-        for r in requests:
-            r.done.set_result(vectors[start : start + len(r.texts)])
-            start += len(r.texts)
+        for p in pieces:
+            request = p.request
+            request.parts.append(vectors[start : start + p.stop - p.start])
+            start += p.stop - p.start
+            if p.stop == len(request.texts) and not request.done.done():
+                parts = request.parts
+                request.done.set_result(parts[0] if len(parts) == 1 else np.concatenate(parts))
+
+
+def _take(waiting: deque[_Request], limit: int = MAX_BATCH_TEXTS) -> list[_Piece]:
+    """Texts of the waiting calls, oldest first, up to ``limit``: whole calls, and the front of the first
+    call that does not fit; a call leaves the queue when all its texts are taken."""
+    pieces: list[_Piece] = []
+    room = limit
+    while waiting and room > 0:
+        request = waiting[0]
+        if request.done.done():  # an earlier chunk of it failed: its caller has heard
+            waiting.popleft()
+            continue
+        stop = min(len(request.texts), request.taken + room)
+        pieces.append(_Piece(request, request.taken, stop))
+        room -= stop - request.taken
+        request.taken = stop
+        if stop == len(request.texts):
+            waiting.popleft()
+    return pieces

@@ -1,15 +1,12 @@
-"""The host runtime's plain parts: rendezvous routing, fencing epochs and the outbox in SQL, and the batching
-embedder."""
+"""The host runtime's plain parts: rendezvous routing, fencing epochs and the outbox in SQL (the batching
+embedder: test_batching.py)."""
 
-import threading
 from collections import Counter
 
 import numpy as np
 import pytest
 
-from actors.adapters.embedding import HashEmbedder
 from actors.core.memory import GateChanges, MemoryItem
-from actors.runtime.batching import BatchingEmbedder
 from actors.runtime.outbox import drain
 from actors.runtime.rendezvous import host_of
 from actors.store.vectors.memory_index import InMemoryIndex
@@ -77,37 +74,3 @@ def test_only_the_owning_hosts_entries_are_drained(store):
     assert drain(store, index, 8, owns=lambda tenant, user: user == "alice") == 1
     assert index.ids("acme") == {mine.memory_id}
     assert drain(store, index, 8) == 1 and index.ids("acme") == {mine.memory_id, theirs.memory_id}
-
-
-class CountingEmbedder(HashEmbedder):
-    def __init__(self):
-        super().__init__(32)
-        self.calls = 0
-        self.gate = threading.Event()
-
-    def embed_passages(self, texts):
-        self.calls += 1
-        self.gate.wait(5)  # hold the first call so that the others queue up behind it
-        return super().embed_passages(texts)
-
-
-def test_concurrent_texts_are_embedded_in_few_model_calls_with_their_own_vectors():
-    model = CountingEmbedder()
-    batching = BatchingEmbedder(model)
-    texts = [f"text number {n}" for n in range(20)]
-    results: dict[int, np.ndarray] = {}
-
-    def embed(n: int) -> None:
-        results[n] = batching.embed_passages([texts[n]])
-
-    threads = [threading.Thread(target=embed, args=(n,)) for n in range(20)]
-    for thread in threads:
-        thread.start()
-    model.gate.set()
-    for thread in threads:
-        thread.join(10)
-    assert model.calls <= 3 and batching.texts == 20
-    expected = HashEmbedder(32).embed_passages(texts)
-    for n in range(20):
-        assert np.allclose(results[n][0], expected[n])
-    assert batching.embed_queries([]).shape == (0, 32)
