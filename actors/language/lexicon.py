@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from actors.language.text import HAN, has_han
+from actors.language.text import HAN, has_han, is_han
 
 _TABLES: dict[str, dict[str, list[str]]] = yaml.safe_load(
     (Path(__file__).with_name("lexicon.yaml")).read_text(encoding="utf-8")
@@ -420,11 +420,23 @@ def _spelled(word: str, content: str) -> str | None:
     Han character before it is a boundary: 我住在Zürich spells Zürich)."""
     if has_han(word):
         return word if word in content else None
-    m = _at_word_start(word).search(content)
-    return m.group(0) if m else None
+    pattern, start = _spelling(word), 0
+    while (found := pattern.search(content, start)) is not None:
+        start = found.start()
+        if start == 0 or _ends_word(content[start - 1]):
+            return found.group(0)
+        start += 1
+    return None
+
+
+def _ends_word(char: str) -> bool:
+    """Whether a word may start after ``char``: it is not a word character (``\\w``), or it is Han."""
+    return not (char.isalnum() or char == "_") or is_han(char)
 
 
 @lru_cache(maxsize=4096)
-def _at_word_start(word: str) -> re.Pattern[str]:
-    """Compiled once per word: the lexicon's ~1,100 spellings outnumber the 512 patterns re caches."""
-    return re.compile(rf"(?<![^\W{HAN}]){re.escape(word)}", re.IGNORECASE)
+def _spelling(word: str) -> re.Pattern[str]:
+    """Compiled once per word: the lexicon's ~1,100 spellings outnumber the 512 patterns re caches. The word
+    alone: a look-behind for the boundary (a class of every script's word characters but Han) took 8 ms to
+    compile with ``IGNORECASE`` on this machine kind, and a service meets new words until it has met all."""
+    return re.compile(re.escape(word), re.IGNORECASE)
