@@ -34,7 +34,7 @@ from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, conten
 from actors.core.profile import ProfileBuilder
 from actors.core.recall.engine import Hit, RecallEngine
 from actors.core.recall.vectors import VectorRows, item_vector
-from actors.core.recall.view import ActiveView, ArchiveView, Tokenized
+from actors.core.recall.view import ActiveKeywords, ActiveView, ArchiveView
 from actors.core.records import CohortFeature
 from actors.core.slots import is_style
 from actors.core.style import canonical_style
@@ -117,7 +117,7 @@ class UserMemoryService:
         self._pending_access = GateChanges()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._view: ActiveView | None = None
-        self._tokenized = Tokenized()
+        self._keywords = ActiveKeywords()
         self._archive: ArchiveView | None = None
         self.engine = self._load()
         self.maintenance = ServiceMaintenance(
@@ -178,7 +178,7 @@ class UserMemoryService:
         """A new engine: the heat and recall structures derived from the old one's items go."""
         self._pending_access = GateChanges()
         self._view = self._archive = None
-        self._tokenized = Tokenized()
+        self._keywords = ActiveKeywords()
         self._vectors = VectorRows(self.embedder.dim)
 
     def active_view(self) -> ActiveView:
@@ -186,7 +186,7 @@ class UserMemoryService:
         if self._view is None:
             active = self.engine.active()
             self._vectors.keep_only(self.engine.items)  # what the engine still holds keeps its exact row
-            self._view = ActiveView(active, self.embedder.dim, self._tokenized, self._vectors)
+            self._view = ActiveView(active, self.embedder.dim, self._keywords, self._vectors)
         return self._view
 
     def archive_view(self) -> ArchiveView:

@@ -5,6 +5,7 @@ however cold it is.
 
 from collections.abc import Sequence
 from itertools import chain
+from typing import Protocol
 
 import numpy as np
 
@@ -13,7 +14,19 @@ from actors.language.markers import reading
 from actors.language.packs import packs
 from actors.language.tokens import tokenize
 
-__all__ = ["BM25", "asks_about_the_past", "query_slots", "tokenize"]
+__all__ = ["BM25", "Postings", "asks_about_the_past", "joint_scores", "query_slots", "tokenize"]
+
+
+class Postings(Protocol):
+    """What BM25 scoring reads of an index of ``size`` documents: their lengths in tokens and, per term,
+    the documents holding it (indices below ``size``) with its count in each."""
+
+    k1: float
+    b: float
+    size: int
+    lengths: np.ndarray
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None: ...
 
 
 class BM25:
@@ -51,7 +64,7 @@ class BM25:
         return joint_scores([self], query)
 
 
-def joint_scores(parts: Sequence[BM25], query: Sequence[str]) -> np.ndarray:
+def joint_scores(parts: Sequence[Postings], query: Sequence[str]) -> np.ndarray:
     """BM25 scores of the parts' documents one after the other, with the statistics (document count, average
     length, document frequencies) of all of them together: the scores of one index over the concatenation,
     while each part is built and kept on its own (the archive changes far less often than active memory)."""

@@ -37,7 +37,7 @@ import numpy as np
 from actors.core.memory import MemoryItem
 from actors.core.recall.view import ActiveView, top
 from actors.core.slots import is_vital
-from actors.language.keywords import BM25, joint_scores, query_slots
+from actors.language.keywords import Postings, joint_scores, query_slots
 from actors.language.periods import Period, named_period
 from schemas.enums import Layer
 
@@ -86,7 +86,7 @@ class Searched:
     view: ActiveView
     items: list[MemoryItem]
     similarities: np.ndarray
-    keywords: Sequence[BM25]
+    keywords: Sequence[Postings]
 
 
 @dataclass

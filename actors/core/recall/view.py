@@ -44,16 +44,118 @@ class Tokenized:
         self._known: dict[tuple[str, str | None], tuple[str, ...]] = {}
 
     def documents(self, items: Iterable[MemoryItem]) -> list[tuple[str, ...]]:
-        documents: list[tuple[str, ...]] = []
+        """The items' token lists; what no item among them says any more is forgotten."""
         known: dict[tuple[str, str | None], tuple[str, ...]] = {}
+        documents = self._lookup(items, known)
+        self._known = known
+        return documents
+
+    def more(self, items: Iterable[MemoryItem]) -> list[tuple[str, ...]]:
+        """The items' token lists, remembered beside the others (``documents`` forgets what is stale)."""
+        return self._lookup(items, self._known)
+
+    def _lookup(
+        self, items: Iterable[MemoryItem], known: dict[tuple[str, str | None], tuple[str, ...]]
+    ) -> list[tuple[str, ...]]:
+        documents: list[tuple[str, ...]] = []
         for item in items:
             key = (item.content, item.source_text)
             tokens = known.get(key) or self._known.get(key) or tokenize(recall_text(item))
             known[key] = tokens
             documents.append(tokens)
-        # what no item says any more is dropped: this holds the current items' texts only
-        self._known = known
         return documents
+
+
+#: an item as a keyword index read it: its id and the words recall reads
+_ReadAs = tuple[str, str, str | None]
+
+
+def _read_as(item: MemoryItem) -> _ReadAs:
+    return (item.memory_id, item.content, item.source_text)
+
+
+@dataclass(frozen=True)
+class _Index:
+    """A BM25 index over some items, and the row of each item as it read it."""
+
+    keywords: BM25
+    rows: dict[_ReadAs, int]
+
+    @classmethod
+    def build(cls, items: list[MemoryItem], documents: list[tuple[str, ...]]) -> _Index:
+        return cls(BM25(documents), {_read_as(item): row for row, item in enumerate(items)})
+
+
+_NO_INDEX = _Index(BM25([]), {})
+
+
+class ActiveKeywords:
+    """The active items' keyword postings, kept from one ``ActiveView`` to the next (a view is replaced on
+    every change, and rebuilding BM25 over a long-lived user's ~600 memories was most of the recall after a
+    write: docs/benchmarks.md). Two indexes, as in the archive: the items as they settled, and those new or
+    changed since, rebuilt when they change (they are few). An item that leaves or changes is masked out of
+    the settled index, not rebuilt; the settled index is built again over all the items once the recent one
+    would hold ``MERGE_AT`` items or a quarter of the settled rows are masked.
+
+    The scores are those of one BM25 over the view's items, by construction: a view's postings
+    (``ViewPostings``) count only the rows of its items, so the document count, the average length and
+    every document frequency are theirs."""
+
+    MERGE_AT = 64
+
+    def __init__(self) -> None:
+        self._tokenized = Tokenized()
+        self._settled = self._recent = _NO_INDEX
+
+    def over(self, items: list[MemoryItem]) -> ViewPostings:
+        """The postings of exactly these items, in this order."""
+        read_as = [_read_as(item) for item in items]
+        settled = np.fromiter((self._settled.rows.get(key, -1) for key in read_as), np.int64, len(items))
+        fresh = np.flatnonzero(settled < 0)
+        masked = len(self._settled.rows) - (len(items) - len(fresh))
+        if len(fresh) >= self.MERGE_AT or 4 * masked > len(self._settled.rows):
+            self._settled = _Index.build(items, self._tokenized.documents(items))
+            self._recent = _NO_INDEX
+            settled, fresh = np.arange(len(items)), fresh[:0]
+        elif len(fresh) != len(self._recent.rows) or any(read_as[n] not in self._recent.rows for n in fresh):
+            new = [items[n] for n in fresh]
+            self._recent = _Index.build(new, self._tokenized.more(new))
+        recent = np.full(len(items), -1, dtype=np.int64)
+        recent[fresh] = [self._recent.rows[read_as[n]] for n in fresh]
+        return ViewPostings([(self._settled.keywords, settled), (self._recent.keywords, recent)])
+
+
+class ViewPostings:
+    """The ``Postings`` of a view's items over the indexes that hold them: ``parts`` pairs each index with
+    its row for every view position (-1: not in that index); the rows no position names are masked out."""
+
+    def __init__(self, parts: list[tuple[BM25, np.ndarray]]):
+        self.size = len(parts[0][1])
+        self.k1, self.b = parts[0][0].k1, parts[0][0].b
+        self.lengths = np.zeros(self.size)
+        #: per index: the view position of each of its rows (-1: masked)
+        self._positions: list[tuple[BM25, np.ndarray]] = []
+        for index, rows in parts:
+            at = np.flatnonzero(rows >= 0)
+            held = rows[at]
+            positions = np.full(index.size, -1, dtype=np.int64)
+            positions[held] = at
+            self.lengths[at] = index.lengths[held]
+            self._positions.append((index, positions))
+
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        documents, counts = [], []
+        for index, positions in self._positions:
+            found = index.postings(term)
+            if found is not None:
+                at = positions[found[0]]
+                held = at >= 0
+                documents.append(at[held])
+                counts.append(found[1][held])
+        if not documents:
+            return None
+        joined = np.concatenate(documents), np.concatenate(counts)
+        return joined if len(joined[0]) else None
 
 
 def top(scores: np.ndarray, depth: int) -> np.ndarray:
@@ -71,16 +173,16 @@ class ActiveView:
         self,
         items: list[MemoryItem],
         dim: int,
-        tokenized: Tokenized | None = None,
+        keywords: ActiveKeywords | None = None,
         vectors: VectorRows | None = None,
     ):
-        """``tokenized``: the token lists of the previous generation's view, reused for unchanged texts;
+        """``keywords``: the active items' postings as the previous generation's view left them;
         ``vectors``: the rows that hold the items' vectors (an item still carrying its own bytes, not yet
         stored, is added to them)."""
         self.items = items
         self.dim = dim
         self.by_id = {item.memory_id: item for item in items}
-        self._tokenized = tokenized or Tokenized()
+        self._keywords = keywords or ActiveKeywords()
         self._vectors = vectors or VectorRows(dim)
 
     @cached_property
@@ -92,8 +194,8 @@ class ActiveView:
         return self._vectors.rows([item.memory_id for item in self.items])
 
     @cached_property
-    def keywords(self) -> BM25:
-        return BM25(self._tokenized.documents(self.items))
+    def keywords(self) -> ViewPostings:
+        return self._keywords.over(self.items)
 
     @cached_property
     def graph(self) -> EntityGraph:
