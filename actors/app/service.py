@@ -118,6 +118,8 @@ class UserMemoryService:
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._view: ActiveView | None = None
         self._keywords = ActiveKeywords()
+        #: whether this user has recalled since activation (then a change's rebuild is worth doing early)
+        self._recalls = False
         self._archive: ArchiveView | None = None
         self.engine = self._load()
         self.maintenance = ServiceMaintenance(
@@ -503,6 +505,7 @@ class UserMemoryService:
             request = request.model_copy(update={"k": self.policy.top_k})
         self._refreeze_due()
         query_vector = self._embed_query(request.query)
+        self._recalls = True
         engine = RecallEngine(
             self.active_view(), self.archive_view, self.policy, self.clock(), vector_of=self._vector_of
         )
@@ -515,6 +518,20 @@ class UserMemoryService:
             self.engine.items.setdefault(hit.item.memory_id, hit.item)
         self._pending_access.merge(self.engine.record_access(h.item.memory_id for h in hits))
         return response
+
+    @property
+    def recall_is_stale(self) -> bool:
+        """Whether a change since this user's last recall dropped what recall derives from the items."""
+        return self._recalls and self._view is None
+
+    def prepare_recall(self) -> None:
+        """Build now what the next recall would rebuild first after a change: the active items' vector
+        rows, keyword postings and entity graph, and the archive's parts. The host calls it in the user's
+        mailbox after a write's answer, while it has nothing else to run, so that an agent's next recall
+        finds them built (for a user of ~600 memories they were a third of that recall)."""
+        self.active_view().build()
+        if self._archive is not None:
+            self._archive.parts()
 
     def _refreeze_due(self) -> None:
         """An unfreeze window that closed with no new value: the item is frozen again before it is read."""

@@ -97,6 +97,8 @@ class HostStats:
     embed_calls: int
     embedded_texts: int
     outbox_applied: int
+    #: recalls built ahead after a change, while the host was idle
+    prepared_recalls: int
 
 
 @ray.remote(num_cpus=0)
@@ -123,6 +125,10 @@ class UserHost:
         self._latencies: deque[float] = deque(maxlen=LATENCY_WINDOW)
         self._activations = self._passivations = self._idle_passivations = 0
         self._outbox_applied = 0
+        #: calls running (or waiting for a mailbox) on this host
+        self._running = 0
+        self._prepared_recalls = 0
+        self._preparing: set[asyncio.Task[None]] = set()
         self._outbox_kick = threading.Event()
         self._drain_lock = threading.Lock()
         self._index: Any = None
@@ -169,14 +175,39 @@ class UserHost:
             resident = self._residents[key] = _Resident()
         self._residents.move_to_end(key)
         resident.waiting += 1
+        self._running += 1
         try:
             async with resident.mailbox:
                 return await asyncio.to_thread(self._run, key, resident, trace_context, command)
         finally:
             resident.waiting -= 1
+            self._running -= 1
             resident.last_used = time.monotonic()
             self._account(resident)
             await self._passivate_over_budget()
+            self._prepare_recall_when_idle(key, resident)
+
+    def _prepare_recall_when_idle(self, key: UserKey, resident: _Resident) -> None:
+        """After a call that changed the user's memory, build what their next recall would rebuild, in their
+        mailbox (a call that comes meanwhile waits for it, and finds the work done), when no other call is
+        running on this host: on a busy host it would only take a core from another user's call, and the
+        user's next call may be another write."""
+        service = resident.service
+        if self._running or service is None or not service.recall_is_stale:
+            return
+
+        async def prepare() -> None:
+            async with resident.mailbox:
+                if resident.service is service and self._residents.get(key) is resident:
+                    try:
+                        await asyncio.to_thread(service.prepare_recall)
+                        self._prepared_recalls += 1
+                    except Exception:  # the recall itself will build it, or say what is wrong
+                        log.exception("%s: recall of %s not prepared", self.name, key[1])
+
+        task = asyncio.get_running_loop().create_task(prepare())
+        self._preparing.add(task)  # the loop holds tasks weakly
+        task.add_done_callback(self._preparing.discard)
 
     # ------------------------------------------------------------------------------ pool and figures
 
@@ -217,6 +248,7 @@ class UserHost:
             embed_calls=self.embedder.model_calls,
             embedded_texts=self.embedder.texts,
             outbox_applied=self._outbox_applied,
+            prepared_recalls=self._prepared_recalls,
         )
 
     def residents(self) -> list[UserKey]:

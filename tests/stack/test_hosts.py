@@ -12,12 +12,12 @@ import ray
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from actors.app.commands import WriteMemory
+from actors.app.commands import Recall, WriteMemory
 from actors.core.memory import GateChanges
 from actors.runtime.host import host_name
 from actors.runtime.pool import HostRouter, pool_actor
 from actors.runtime.rendezvous import host_of
-from schemas.api import WriteMemoryRequest
+from schemas.api import RecallRequest, WriteMemoryRequest
 from schemas.errors import OwnershipLost
 from tests.stack.trust_stack import kill_app_actors, new_tenant, private_app, stream_writes
 
@@ -90,6 +90,25 @@ def test_interleaved_users_keep_their_order_and_every_write_lands_once(one_host,
         ]
         assert created == dialogs  # arrival order, each exactly once
         assert store.count_items(tenant_id, user) == len(dialogs)
+
+
+def test_an_idle_host_prepares_a_users_next_recall_after_a_write(one_host):
+    settings, store, host = one_host
+    tenant_id, _ = new_tenant(store)
+    user = "reader"
+
+    async def turn(n: int) -> int:
+        """A write, then a recall (which waits in the mailbox for any preparing); the host's count after."""
+        router = HostRouter(settings)
+        await router.run(tenant_id, user, WriteMemory(request=note(user, n), request_id=f"w{n}"))
+        found = await router.run(tenant_id, user, Recall(request=RecallRequest(query=f"{user} {n}")))
+        assert any(f"{user}-{n}" in hit.memory.source_dialog_ids for hit in found.hits)
+        return ray.get(host.stats.remote()).prepared_recalls
+
+    before = ray.get(host.stats.remote()).prepared_recalls
+    assert asyncio.run(turn(0)) == before  # a user who never recalled: nothing built ahead
+    assert asyncio.run(turn(1)) == before + 1  # the write after a recall: built before the next recall
+    assert asyncio.run(turn(2)) == before + 2
 
 
 def test_resizing_the_pool_under_writes_keeps_each_user_in_one_host_and_fences_the_old(

@@ -201,6 +201,10 @@ class ActiveView:
     def graph(self) -> EntityGraph:
         return EntityGraph.from_items(self.items)
 
+    def build(self) -> None:
+        """Every structure now, rather than when a recall first reads it."""
+        _ = self.matrix, self.keywords, self.graph
+
     def similarities(self, vector: np.ndarray) -> np.ndarray:
         """Cosine similarity of the vector to each item, in ``items`` order."""
         return self.matrix @ vector if self.items else np.zeros(0, dtype=np.float32)

@@ -151,3 +151,35 @@ def test_recall_returns_the_policy_top_k_unless_the_request_names_k(store, index
     say(svc, "s1", "I like green tea", "I like jazz", "I like hiking", "I live in Hangzhou")
     assert len(svc.recall(api.RecallRequest(query="what do I like?")).hits) == 2
     assert len(svc.recall(api.RecallRequest(query="what do I like?", k=3)).hits) == 3
+
+
+def test_a_prepared_recall_rebuilds_nothing_and_answers_as_an_unprepared_one(store, index, monkeypatch):
+    from datetime import UTC, datetime
+
+    from actors.core.relations import EntityGraph
+
+    def at_noon(user):  # one clock for both: time decay is part of the scores compared
+        noon = datetime(2026, 6, 1, 12, tzinfo=UTC)
+        return UserMemoryService(
+            "acme", user, store=store, embedder=HashEmbedder(64), policy=GatePolicy(), clock=lambda: noon
+        )
+
+    prepared, plain = at_noon("prepared"), at_noon("plain")
+    for svc in (prepared, plain):
+        say(svc, "s1", "My sister Anna moved to Lyon", "The Atlas deadline is Friday")
+        svc.recall(api.RecallRequest(query="where does Anna live?", include_archive=True))
+        assert not svc.recall_is_stale  # a recall built what it reads
+        say(svc, "s2", "Anna started working at Acme", start=2)
+    assert prepared.recall_is_stale and plain.recall_is_stale  # the write dropped it
+    prepared.prepare_recall()
+    assert not prepared.recall_is_stale
+    question = api.RecallRequest(query="where does Anna work?", include_archive=True)
+    expected = plain.recall(question)
+
+    def rebuilt(*args, **kwargs):
+        raise AssertionError("the recall rebuilt the entity graph")
+
+    monkeypatch.setattr(EntityGraph, "from_items", rebuilt)
+    found = prepared.recall(question)
+    assert [h.memory.content for h in found.hits] == [h.memory.content for h in expected.hits]
+    assert [h.score for h in found.hits] == [h.score for h in expected.hits]
