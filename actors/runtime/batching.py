@@ -1,6 +1,7 @@
-"""``BatchingEmbedder``: one model shared by every user of a host; texts of concurrent calls are embedded in
-one model call. A single worker thread runs the model; whatever arrives while it is busy joins a later
-call, so a lone call waits for nothing and a burst is embedded at batch speed (docs/architecture.md).
+"""``BatchingEmbedder``: one model shared by every user of a host; the queries of concurrent calls are
+embedded in one model call. A single worker thread runs the model; whatever arrives while it is busy waits
+for a later call, so a lone call waits for nothing and a burst of queries is embedded at batch speed
+(docs/architecture.md).
 
 Queries go first. A recall's query is what an agent waits on before it answers; a write's passages are the
 turn it already answered. The worker takes every waiting query in one call, then at most
@@ -24,9 +25,11 @@ from actors.adapters.embedding import Embedder
 Mode = Literal["passage", "query"]
 #: most queries in one model call: bigger batches gain little speed per text and delay the first waiter
 MAX_BATCH_TEXTS = 64
-#: most passages in one model call. A model call costs about the sum of its texts (the engine pads little,
-#: docs/embedder-choice.md), so small chunks lose no throughput and bound a query's wait behind them
-PASSAGE_CHUNK_TEXTS = 4
+#: most passages in one model call. A model call costs the sum of its texts (the engine pads little,
+#: docs/embedder-choice.md): 96 LoCoMo turns took the same CPU in chunks of 1, 4 or 64, while a query
+#: behind writers waited 110 ms at p50 with chunks of 1 and 311 ms with chunks of 4 on this machine kind
+#: (tests/bench/bench_embed_queue.py: a LoCoMo turn is ~75 ms of one of its slower cores)
+PASSAGE_CHUNK_TEXTS = 1
 
 
 @dataclass(slots=True)

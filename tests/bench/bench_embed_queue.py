@@ -56,6 +56,8 @@ def measure(queries: int, writers: int, passages: int) -> dict[str, float]:
         waits.append((time.perf_counter() - sent) * 1000)
     elapsed = time.perf_counter() - started
     stop.set()
+    for thread in threads:  # no model call may run while the interpreter exits
+        thread.join()
     return {
         "query_p50_ms": round(float(np.percentile(waits, 50)), 1),
         "query_p95_ms": round(float(np.percentile(waits, 95)), 1),

@@ -118,26 +118,36 @@ def texts(prefix: str, count: int) -> list[str]:
     return [f"{prefix} text {n}" for n in range(count)]
 
 
-def test_concurrent_calls_share_model_calls_and_each_gets_its_own_vectors():
-    script = {0: [Arrival("passage", [f"turn {n}"]) for n in range(19)]}
+def test_waiting_queries_share_a_model_call_and_each_gets_its_own_vectors():
+    script = {0: [Arrival("query", [f"question {n}"]) for n in range(19)] + [Arrival("passage", ["a turn"])]}
     model, arrivals = run_script(Arrival("passage", ["first turn"]), script)
-    # the first call alone, then the 19 that queued behind it in chunks
-    assert [len(call.texts) for call in model.calls] == [1, 4, 4, 4, 4, 3]
+    # the first call alone, then the 19 queries that queued behind it in one call, then the passage
+    assert [(call.mode, len(call.texts)) for call in model.calls] == [
+        ("passage", 1),
+        ("query", 19),
+        ("passage", 1),
+    ]
     for index, arrival in enumerate(arrivals):
-        assert np.allclose(model.results[index], REFERENCE.embed_passages(arrival.texts))
+        embed = REFERENCE.embed_queries if arrival.mode == "query" else REFERENCE.embed_passages
+        assert np.allclose(model.results[index], embed(arrival.texts))
 
 
 def test_a_query_waits_for_one_chunk_of_passages_at_most():
     script = {0: [Arrival("passage", texts("turn", 10)), Arrival("query", ["when did I move?"])]}
+    script[2] = [Arrival("query", ["where do I live?"])]
     model, arrivals = run_script(Arrival("passage", ["first turn"]), script)
-    assert [(call.mode, len(call.texts)) for call in model.calls] == [
-        ("passage", 1),
-        ("query", 1),  # queued after ten passages, embedded before them
-        ("passage", 4),
-        ("passage", 4),
-        ("passage", 2),
-    ]
-    # a call embedded over three model calls gets its ten vectors in order
+    chunks = [("passage", PASSAGE_CHUNK_TEXTS)] * (10 // PASSAGE_CHUNK_TEXTS)
+    assert (
+        [(call.mode, len(call.texts)) for call in model.calls]
+        == [
+            ("passage", 1),
+            ("query", 1),  # queued after ten passages, embedded before them
+            chunks[0],
+            ("query", 1),  # queued during the first chunk: embedded right after it
+            *chunks[1:],
+        ]
+    )
+    # a call embedded over several model calls gets its ten vectors in order
     assert np.allclose(model.results[1], REFERENCE.embed_passages(arrivals[1].texts))
     assert np.allclose(model.results[2], REFERENCE.embed_queries(arrivals[2].texts))
 
@@ -145,10 +155,10 @@ def test_a_query_waits_for_one_chunk_of_passages_at_most():
 def test_a_stream_of_queries_does_not_starve_passages():
     # a new query arrives during every call: a query is always waiting
     script = {n: [Arrival("query", [f"question {n}"])] for n in range(12)}
-    script[0].append(Arrival("passage", texts("turn", 10)))
+    script[0].append(Arrival("passage", texts("turn", 3 * PASSAGE_CHUNK_TEXTS)))
     model, _ = run_script(Arrival("query", ["first question"]), script)
     modes = [call.mode for call in model.calls]
-    # the first question's call, then the ten passages in three chunks, each after one call of queries
+    # the first question's call, then the passages in three chunks, each after one call of queries
     assert modes[:7] == ["query", "passage", "query", "passage", "query", "passage", "query"]
 
 
