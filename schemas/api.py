@@ -397,6 +397,8 @@ class DirectoryStats(BaseModel):
     idle_passivations: int
     hosts: int = 0
     activation_latency: ActivationLatency
+    #: recalls built ahead, after a change, by a host with no other call running
+    prepared_recalls: int = 0
 
 
 class ErrorBody(BaseModel):

@@ -155,6 +155,7 @@ class Gateway:
                 p50_ms=round(_percentile(latencies, 0.50) * 1000, 2) if latencies else None,
                 p95_ms=round(_percentile(latencies, 0.95) * 1000, 2) if latencies else None,
             ),
+            prepared_recalls=sum(h.prepared_recalls for h in hosts),
         )
 
 

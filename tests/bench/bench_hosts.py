@@ -205,13 +205,17 @@ async def long_user(req: Requests, plan: Plan, say) -> dict:
     say(f"  long user: {plan.long_history} LoCoMo turns of history")
     history = await sequential([write() for _ in range(plan.long_history)])
     say(f"  long user's turns (load average {_load()})")
+    before = await req.load.stats()
     timed = await sequential([request for _ in range(plan.long_turns) for request in (write(), recall())])
+    prepared = (await req.load.stats()).get("prepared_recalls", 0) - before.get("prepared_recalls", 0)
     out = {
         "long_history": figures(history),
         "long_write_c1": figures(timed, "write"),
         "long_recall_c1": figures(timed, "recall"),
+        "long_prepared_recalls": prepared,
     }
     say(f"    write {out['long_write_c1']}\n    recall after a write {out['long_recall_c1']}")
+    say(f"    recalls prepared by the host after a write: {prepared} of {plan.long_turns}")
     return out
 
 
