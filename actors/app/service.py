@@ -528,7 +528,8 @@ class UserMemoryService:
         """Build now what the next recall would rebuild first after a change: the active items' vector
         rows, keyword postings and entity graph, and the archive's parts. The host calls it in the user's
         mailbox after a write's answer, while it has nothing else to run, so that an agent's next recall
-        finds them built (for a user of ~600 memories they were a third of that recall)."""
+        finds them built (for a long-lived user they were most of the service's own work in that recall:
+        docs/benchmarks.md, sixth and seventh rounds)."""
         self.active_view().build()
         if self._archive is not None:
             self._archive.parts()
