@@ -92,10 +92,11 @@ _NO_INDEX = _Index(BM25([]), {})
 class ActiveKeywords:
     """The active items' keyword postings, kept from one ``ActiveView`` to the next (a view is replaced on
     every change, and rebuilding BM25 over a long-lived user's memories was the largest part of the
-    service's own work in the recall after a write: docs/benchmarks.md, seventh round). Two indexes, as in the archive: the items as they settled, and those new or
-    changed since, rebuilt when they change (they are few). An item that leaves or changes is masked out of
-    the settled index, not rebuilt; the settled index is built again over all the items once the recent one
-    would hold ``MERGE_AT`` items or a quarter of the settled rows are masked.
+    service's own work in the recall after a write: docs/benchmarks.md, seventh round). Two indexes, as in
+    the archive: the items as they settled, and those new or changed since, rebuilt when they change (they
+    are few). An item that leaves or changes is masked out of the settled index, not rebuilt; the settled
+    index is built again over all the items once the recent one would hold ``MERGE_AT`` items or a quarter
+    of the settled rows are masked.
 
     The scores are those of one BM25 over the view's items, by construction: a view's postings
     (``ViewPostings``) count only the rows of its items, so the document count, the average length and
