@@ -14,8 +14,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
-import subprocess
 import sys
 import threading
 import time
@@ -23,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[2]
+# last: in a child, the measured tree comes first on ``PYTHONPATH``
+sys.path.append(str(Path(__file__).resolve().parents[2]))
 
 
 def measure(queries: int, writers: int, passages: int) -> dict[str, float]:
@@ -65,22 +64,6 @@ def measure(queries: int, writers: int, passages: int) -> dict[str, float]:
     }
 
 
-def run_tree(tree: Path, args: argparse.Namespace) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{REPO}"}
-    command = [sys.executable, str(Path(__file__).resolve()), "--child"]
-    command += [
-        "--queries",
-        str(args.queries),
-        "--writers",
-        str(args.writers),
-        "--passages",
-        str(args.passages),
-    ]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True, timeout=1800)
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -95,18 +78,21 @@ def main() -> None:
     if args.child:
         print(json.dumps(measure(args.queries, args.writers, args.passages)))
         return
-    trees = {"this checkout": REPO, **({"baseline": args.baseline_tree} if args.baseline_tree else {})}
-    print(f"load average {os.getloadavg()[0]:.2f}; {args.writers} writers of {args.passages} passages each")
-    print("| round | tree | query p50 ms | query p95 ms | passages/s meanwhile |")
-    print("|---|---|---:|---:|---:|")
-    for round_number in range(1, args.rounds + 1):
-        for name, tree in trees.items():
-            figures = run_tree(tree, args)
-            cells = " | ".join(
-                str(figures[key]) for key in ("query_p50_ms", "query_p95_ms", "passages_per_s")
-            )
-            print(f"| {round_number} | {name} | {cells} |", flush=True)
-    print(f"load average {os.getloadavg()[0]:.2f}")
+    from tests.bench.trees import side_by_side  # the parent's only: a child's tree may predate it
+
+    child_args = ["--queries", str(args.queries), "--writers", str(args.writers)]
+    side_by_side(
+        __file__,
+        [*child_args, "--passages", str(args.passages)],
+        args.baseline_tree,
+        args.rounds,
+        {
+            "query_p50_ms": "query p50 ms",
+            "query_p95_ms": "query p95 ms",
+            "passages_per_s": "passages/s meanwhile",
+        },
+        f"{args.writers} writers of {args.passages} passages each",
+    )
 
 
 if __name__ == "__main__":

@@ -20,22 +20,22 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+# last: in a child, the measured tree comes first on ``PYTHONPATH``
+sys.path.append(str(Path(__file__).resolve().parents[2]))
+
 USERS = 8
 #: turns measured on the user with a long history
 TURNS = 60
 
 
-def measure(rounds: int, history: int) -> list[dict[str, float]]:
+def measure(history: int) -> dict[str, float]:
     """In the child: the tree on ``sys.path`` first is the one measured."""
     from actors.adapters.embedding import HashEmbedder
     from actors.app.service import UserMemoryService
@@ -74,7 +74,7 @@ def measure(rounds: int, history: int) -> list[dict[str, float]]:
 
     cpu_ms(write, 30 * USERS)
     cpu_ms(recall, 10 * USERS)
-    figures = [{"write_ms": cpu_ms(write, 200), "recall_ms": cpu_ms(recall, 400)} for _ in range(rounds)]
+    figures = {"write_ms": cpu_ms(write, 200), "recall_ms": cpu_ms(recall, 400)}
 
     said, asked = loadgen.locomo_dialogue()
     turns, questions = itertools.cycle(said), itertools.cycle(asked)
@@ -98,18 +98,8 @@ def measure(rounds: int, history: int) -> list[dict[str, float]]:
 
     for _ in range(history):
         write_long()
-    for round_figures in figures:
-        round_figures.update(agent_turns())
+    figures.update(agent_turns())
     return figures
-
-
-def run_tree(tree: Path, rounds: int, history: int) -> list[dict[str, float]]:
-    env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{REPO}"}
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", "--rounds", str(rounds)]
-    command += ["--history", str(history)]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True, timeout=1800)
-    result: list[dict[str, float]] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
 
 
 def main() -> None:
@@ -122,19 +112,20 @@ def main() -> None:
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(measure(args.rounds, args.history)))
+        print(json.dumps(measure(args.history)))
         return
-    trees = {"this checkout": REPO, **({"baseline": args.baseline_tree} if args.baseline_tree else {})}
-    print(f"load average {os.getloadavg()[0]:.2f}; CPU ms per operation, hashing embedder, SQLite")
-    print(f"| round | tree | write | recall | long user ({args.history} turns): write | recall after it |")
-    print("|---|---|---:|---:|---:|---:|")
-    for round_number in range(1, args.rounds + 1):
-        for name, tree in trees.items():
-            (figures,) = run_tree(tree, 1, args.history)
-            keys = ("write_ms", "recall_ms", "long_write_ms", "long_recall_ms")
-            cells = " | ".join(str(figures[key]) for key in keys)
-            print(f"| {round_number} | {name} | {cells} |", flush=True)
-    print(f"load average {os.getloadavg()[0]:.2f}")
+    from tests.bench.trees import side_by_side  # the parent's only: a child's tree may predate it
+
+    columns = {
+        "write_ms": "write",
+        "recall_ms": "recall",
+        "long_write_ms": f"long user ({args.history} turns): write",
+        "long_recall_ms": "recall after it",
+    }
+    caption = "CPU ms per operation, hashing embedder, SQLite"
+    side_by_side(
+        __file__, ["--history", str(args.history)], args.baseline_tree, args.rounds, columns, caption
+    )
 
 
 if __name__ == "__main__":
