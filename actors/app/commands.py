@@ -100,6 +100,11 @@ class UserCommand(BaseModel, Generic[R]):
         """The command as sent for the request ``request_id``: only a write carries it (``Write``)."""
         return self
 
+    def queries(self) -> tuple[str, ...]:
+        """The texts ``run`` embeds as queries. They are known from the request alone, so the host embeds
+        them before the command waits for the user's mailbox (``UserHost.run``)."""
+        return ()
+
     def run(self, service: UserMemoryService) -> R:
         raise NotImplementedError
 
@@ -179,6 +184,9 @@ class Recall(UserCommand[api.RecallResponse]):
 
     def record_count(self, result: api.RecallResponse) -> int:
         return len(result.hits)
+
+    def queries(self) -> tuple[str, ...]:
+        return (self.request.query,)
 
     def run(self, service: UserMemoryService) -> api.RecallResponse:
         return service.recall(self.request)

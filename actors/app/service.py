@@ -540,6 +540,16 @@ class UserMemoryService:
         if changes:
             self._commit(changes)
 
+    def cached_query(self, query: str) -> np.ndarray | None:
+        """The vector of a query this user asked lately. One dict read: a host may ask from its event loop
+        while the user's call runs in a thread."""
+        return self._queries.get(query)
+
+    def remember_queries(self, vectors: Mapping[str, np.ndarray]) -> None:
+        """Queries of this user's next call, embedded by the host before the call took the mailbox."""
+        for query, vector in vectors.items():
+            self._remember_query(query, vector)
+
     def _embed_query(self, query: str) -> np.ndarray:
         cached = self._queries.get(query)
         if cached is not None:
@@ -547,10 +557,14 @@ class UserMemoryService:
             return cached
         with span("embedder.embed_queries"):
             vector: np.ndarray = np.asarray(self.embedder.embed_queries([query]), dtype=np.float32)[0]
+        self._remember_query(query, vector)
+        return vector
+
+    def _remember_query(self, query: str, vector: np.ndarray) -> None:
         self._queries[query] = vector
+        self._queries.move_to_end(query)
         if len(self._queries) > QUERY_CACHE_SIZE:
             self._queries.popitem(last=False)
-        return vector
 
     def start_session(self, request: api.StartSessionRequest) -> api.SessionContext:
         self._refreeze_due()

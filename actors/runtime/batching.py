@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Literal
@@ -62,19 +63,21 @@ class BatchingEmbedder:
         self._worker.start()
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
-        return self._submit("passage", texts)
+        return self.submit("passage", texts).result()
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        return self._submit("query", texts)
+        return self.submit("query", texts).result()
 
-    def _submit(self, mode: Mode, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
+    def submit(self, mode: Mode, texts: Sequence[str]) -> Future[np.ndarray]:
+        """Queue ``texts``; the future answers their vectors (an event loop awaits it with no thread)."""
         request = _Request(list(texts))
+        if not texts:
+            request.done.set_result(np.zeros((0, self.dim), dtype=np.float32))
+            return request.done
         with self._arrived:
             self._waiting[mode].append(request)
             self._arrived.notify()
-        return request.done.result()
+        return request.done
 
     def _run(self) -> None:
         passages_next = False  # after a call of queries, passages have their turn
@@ -104,7 +107,9 @@ class BatchingEmbedder:
         start = 0
         for p in pieces:
             request = p.request
-            request.parts.append(vectors[start : start + p.stop - p.start])
+            part = vectors[start : start + p.stop - p.start]
+            # a caller may keep its vectors (a user's query cache): not as a view pinning the others' rows
+            request.parts.append(part.copy() if len(pieces) > 1 else part)
             start += p.stop - p.start
             if p.stop == len(request.texts) and not request.done.done():
                 parts = request.parts

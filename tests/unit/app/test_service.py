@@ -183,3 +183,34 @@ def test_a_prepared_recall_rebuilds_nothing_and_answers_as_an_unprepared_one(sto
     found = prepared.recall(question)
     assert [h.memory.content for h in found.hits] == [h.memory.content for h in expected.hits]
     assert [h.score for h in found.hits] == [h.score for h in expected.hits]
+
+
+def test_a_query_embedded_ahead_is_not_embedded_again_and_answers_as_one_embedded_in_the_call(store, index):
+    """The host embeds a recall's query before the call takes the user's mailbox and hands it over with
+    ``remember_queries``: the recall then calls no embedder and finds what it would have found."""
+    embedder = HashEmbedder(64)
+    ahead, plain = (
+        UserMemoryService("acme", user, store=store, embedder=embedder, policy=GatePolicy())
+        for user in ("ahead", "plain")
+    )
+    for svc in (ahead, plain):
+        say(svc, "s1", "I like green tea", "My sister Anna moved to Lyon", "I play tennis on Sundays")
+    question = api.RecallRequest(query="what does my sister do?")
+    assert ahead.cached_query(question.query) is None
+    ahead.remember_queries({question.query: embedder.embed_queries([question.query])[0]})
+    assert ahead.cached_query(question.query) is not None
+
+    class NoEmbedding:
+        dim = embedder.dim
+
+        def embed_queries(self, texts):
+            raise AssertionError(f"embedded {texts} again")
+
+        embed_passages = embed_queries
+
+    ahead.embedder = NoEmbedding()
+    expected = plain.recall(question)
+    found = ahead.recall(question)
+    assert [(h.memory.content, h.score) for h in found.hits] == [
+        (h.memory.content, h.score) for h in expected.hits
+    ]

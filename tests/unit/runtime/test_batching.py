@@ -130,6 +130,17 @@ def test_waiting_queries_share_a_model_call_and_each_gets_its_own_vectors():
     for index, arrival in enumerate(arrivals):
         embed = REFERENCE.embed_queries if arrival.mode == "query" else REFERENCE.embed_passages
         assert np.allclose(model.results[index], embed(arrival.texts))
+    # a caller may keep its vectors (a user's query cache): they are its own, not a view of the call's batch
+    assert all(model.results[i].flags.owndata for i, a in enumerate(arrivals) if a.mode == "query")
+
+
+def test_a_submitted_call_is_a_future_and_an_empty_one_is_answered_at_once():
+    batching = BatchingEmbedder(HashEmbedder(DIM))
+    empty = batching.submit("query", [])
+    assert empty.done() and empty.result().shape == (0, DIM)
+    assert np.allclose(
+        batching.submit("query", ["a question"]).result(30), REFERENCE.embed_queries(["a question"])
+    )
 
 
 def test_a_query_waits_for_one_chunk_of_passages_at_most():
