@@ -165,8 +165,10 @@ class UserHost:
         user_id: str,
         command: UserCommand[R],
         trace_context: dict[str, str] | None = None,
+        queries: dict[str, np.ndarray] | None = None,
     ) -> R:
-        """``command`` on the user's service, in the user's mailbox (activating the user if need be)."""
+        """``command`` on the user's service, in the user's mailbox (activating the user if need be);
+        ``queries``: its queries' vectors, when the caller had them embedded ahead (``embed_ahead``)."""
         self._start_housekeeping()
         if host_of(tenant_id, user_id, self.pool_size) != self.index:
             raise WrongHost(f"user {user_id!r} is not served by {self.name}", self.pool_size)
@@ -178,7 +180,6 @@ class UserHost:
         resident.waiting += 1
         self._running += 1
         try:
-            queries = await self._embed_queries_ahead(command, resident, trace_context)
             async with resident.mailbox:
                 return await asyncio.to_thread(self._run, key, resident, trace_context, command, queries)
         finally:
@@ -189,18 +190,18 @@ class UserHost:
             await self._passivate_over_budget()
             self._prepare_recall_when_idle(key, resident)
 
-    async def _embed_queries_ahead(
-        self, command: UserCommand[R], resident: _Resident, trace_context: dict[str, str] | None
+    async def embed_ahead(
+        self, tenant_id: str, user_id: str, texts: list[str], trace_context: dict[str, str] | None = None
     ) -> dict[str, np.ndarray]:
-        """The command's queries, embedded before it waits for the user's mailbox: a vector depends on the
-        text alone. Embedded inside, a recall queued behind the same user's calls would wait for each of
-        their embeddings in turn and then for its own; under load that was most of its time in the host
-        (docs/benchmarks.md, eighth round). A query the user asked lately is not embedded again."""
-        service = resident.service
-        texts = [q for q in command.queries() if service is None or service.cached_query(q) is None]
+        """Query vectors for a call that waits behind the user's earlier calls (``HostRouter.run``): a vector
+        depends on the text alone, so it is embedded while the call waits, and the call then holds the
+        user's mailbox for its own work only. A query the user asked lately is not embedded again."""
+        resident = self._residents.get((tenant_id, user_id))
+        service = None if resident is None else resident.service
+        texts = [q for q in texts if service is None or service.cached_query(q) is None]
         if not texts:
             return {}
-        with attached(trace_context), span("embedder.embed_queries", texts=len(texts), host=self.name):
+        with attached(trace_context), span("host.embed_ahead", texts=len(texts), host=self.name):
             vectors = await asyncio.wrap_future(self.embedder.submit("query", texts))
         return dict(zip(texts, vectors, strict=True))
 
@@ -283,14 +284,15 @@ class UserHost:
         resident: _Resident,
         trace_context: dict[str, str] | None,
         command: UserCommand[R],
-        queries: dict[str, np.ndarray],
+        queries: dict[str, np.ndarray] | None,
     ) -> R:
-        """In a worker thread, holding the user's mailbox; ``queries``: the command's, embedded ahead."""
+        """In a worker thread, holding the user's mailbox."""
         with attached(trace_context), span(f"host.{command.name()}", tenant_id=key[0], host=self.name):
             for attempt in (1, 2):
                 try:  # a claim raced by another claimant's first one is lost like a commit
                     service = self._current(key, resident)
-                    service.remember_queries(queries)
+                    if queries:
+                        service.remember_queries(queries)
                     return command.run(service)
                 except OwnershipLost:
                     resident.service = None

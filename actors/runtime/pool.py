@@ -11,7 +11,10 @@ its response type; ``call`` sends any other host call.
 
 Ray does not keep the submission order of calls to an async actor, so the router keeps it: one
 FIFO lane per user, and a user's next call leaves only when the previous one has answered. With the host's
-per-user mailbox, a user's calls run one at a time, in the order each submitter made them. A host that
+per-user mailbox, a user's calls run one at a time, in the order each submitter made them. A call that has
+to wait in its lane has its queries embedded meanwhile (``UserHost.embed_ahead``): under load most calls of
+a popular user wait behind another, and each would otherwise hold the user's mailbox for its embedding too
+(docs/benchmarks.md, eighth round). A host that
 is down (its node died; Ray restarts it, on another node if need be) is retried with backoff; writes carry
 their request id, so a write retried after its host died is applied once.
 """
@@ -19,10 +22,12 @@ their request id, so a write retried after its host died is applied once.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+import numpy as np
 import ray
 from pydantic import BaseModel
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, RayTaskError
@@ -35,6 +40,7 @@ from schemas.settings import HermesSettings
 
 T = TypeVar("T")
 R = TypeVar("R", bound=BaseModel)
+log = logging.getLogger(__name__)
 Handle = Any  # a Ray actor handle of ``UserHost``
 
 #: how long a call keeps retrying a host that is down before answering 503
@@ -165,11 +171,36 @@ class HostRouter:
         command: UserCommand[R],
         trace_context: dict[str, str] | None = None,
     ) -> R:
-        """``command`` run by the user's host (``UserHost.run``), in the order of this router's calls."""
-        response: R = await self.call(
-            tenant_id, user_id, lambda host: host.run.remote(tenant_id, user_id, command, trace_context)
+        """``command`` run by the user's host (``UserHost.run``), in the order of this router's calls; if it
+        waits behind the user's earlier calls, its queries are embedded while it waits."""
+        queries = command.queries()
+        lane = self._lanes.get((tenant_id, user_id))
+        ahead = (
+            asyncio.ensure_future(self._embed_ahead(tenant_id, user_id, queries, trace_context))
+            if queries and lane is not None and lane.calls
+            else None
         )
-        return response
+
+        async def send(host: Handle) -> R:
+            vectors = None if ahead is None else await ahead
+            response: R = await host.run.remote(tenant_id, user_id, command, trace_context, vectors)
+            return response
+
+        return await self.call(tenant_id, user_id, send)
+
+    async def _embed_ahead(
+        self, tenant_id: str, user_id: str, queries: tuple[str, ...], trace_context: dict[str, str] | None
+    ) -> dict[str, np.ndarray] | None:
+        """The queries' vectors from the user's host, or None: the call then embeds them itself."""
+        try:
+            host = self._host(host_of(tenant_id, user_id, await self.pool_size()))
+            vectors: dict[str, np.ndarray] = await host.embed_ahead.remote(
+                tenant_id, user_id, list(queries), trace_context
+            )
+            return vectors
+        except Exception as exc:  # the host restarting or resized: nothing is lost but the head start
+            log.debug("queries of %s not embedded ahead: %s", user_id, exc)
+            return None
 
     async def call(self, tenant_id: str, user_id: str, send: Callable[[Handle], Awaitable[T]]) -> T:
         """``send(host)`` calls one host method, e.g. ``lambda h: h.passivate_all.remote()``."""

@@ -112,22 +112,30 @@ def test_an_idle_host_prepares_a_users_next_recall_after_a_write(one_host):
 
 
 def test_a_recall_embeds_its_query_once_and_a_query_asked_again_not_at_all(one_host):
-    """The host embeds a recall's query before the call waits for the user's mailbox, and the service uses
-    that vector: each new query is embedded once, and one the user asked lately not at all."""
+    """A recall sent alone embeds its query in the call; one sent while the user's previous call runs has it
+    embedded meanwhile (``UserHost.embed_ahead``) and the call uses that vector. Either way each new query is
+    embedded once, and one the user asked lately not at all."""
     settings, store, host = one_host
     tenant_id, _ = new_tenant(store)
     user = "asker"
 
-    async def ask(*queries: str) -> int:
+    def recall(query: str) -> Recall:
+        return Recall(request=RecallRequest(query=query))
+
+    async def ask() -> int:
         router = HostRouter(settings)
         await router.run(tenant_id, user, WriteMemory(request=note(user, 0), request_id="w0"))
         before = ray.get(host.stats.remote()).embedded_texts
-        for query in queries:
-            found = await router.run(tenant_id, user, Recall(request=RecallRequest(query=query)))
+        answers = [await router.run(tenant_id, user, recall(f"{user} 0"))]
+        answers += await asyncio.gather(  # the second waits in its lane behind the first
+            *(router.run(tenant_id, user, recall(q)) for q in (f"{user} 0 again", f"{user} 0 once more"))
+        )
+        answers.append(await router.run(tenant_id, user, recall(f"{user} 0 once more")))
+        for found in answers:
             assert any(f"{user}-0" in hit.memory.source_dialog_ids for hit in found.hits)
         return ray.get(host.stats.remote()).embedded_texts - before
 
-    assert asyncio.run(ask(f"{user} 0", f"{user} 0 again", f"{user} 0")) == 2
+    assert asyncio.run(ask()) == 3
 
 
 def test_resizing_the_pool_under_writes_keeps_each_user_in_one_host_and_fences_the_old(
