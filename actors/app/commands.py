@@ -24,21 +24,31 @@ and how many records the answer holds (``record_id``, ``record_count``).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, ClassVar, Generic, Literal, Self, TypeVar
+from typing import ClassVar, Generic, Literal, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from actors.app.service import UserMemoryService, extract_turns
+from actors.core.extraction import Extractor
+from actors.core.memory import utcnow
 from schemas import api
 from schemas.api_tenant import ResolveAlertRequest
 from schemas.enums import AlertStatus, Layer, State
 from schemas.ids import AlertId, MemoryId
 from schemas.transfer import ImportRequest, ImportResult
 
-if TYPE_CHECKING:
-    from actors.app.service import UserMemoryService
-
 R = TypeVar("R", bound=BaseModel)
+
+
+@dataclass(frozen=True, slots=True)
+class Texts:
+    """What a command will embed: queries (a recall's) and passages (a write's candidates)."""
+
+    queries: tuple[str, ...] = ()
+    passages: tuple[str, ...] = ()
+
 
 #: most memories one page of ``ListMemories`` holds
 MAX_PAGE = 500
@@ -82,6 +92,8 @@ class UserCommand(BaseModel, Generic[R]):
     effect: ClassVar[Effect]
     #: the GenAI memory operation it is, if any (a preview, the alerts or the profile are none)
     operation: ClassVar[MemoryOperation | None] = None
+    #: whether ``texts`` may name any
+    embeds: ClassVar[bool] = False
 
     @classmethod
     def name(cls) -> str:
@@ -100,10 +112,11 @@ class UserCommand(BaseModel, Generic[R]):
         """The command as sent for the request ``request_id``: only a write carries it (``Write``)."""
         return self
 
-    def queries(self) -> tuple[str, ...]:
-        """The texts ``run`` embeds as queries. They are known from the request alone, so the host embeds
-        them before the command waits for the user's mailbox (``UserHost.run``)."""
-        return ()
+    def texts(self, extractor: Extractor) -> Texts:
+        """The texts ``run`` will embed, as far as the request alone says (with the host's extractor). A
+        vector depends on its text alone, so a call that waits behind the user's earlier calls has them
+        embedded meanwhile (``HostRouter.run``, ``UserHost.embed_ahead``)."""
+        return Texts()
 
     def run(self, service: UserMemoryService) -> R:
         raise NotImplementedError
@@ -131,7 +144,13 @@ class Write(UserCommand[api.WriteResult]):
 class WriteTurns(Write):
     """Extract memories from the user's turns and pass them through the gates."""
 
+    embeds = True
+
     request: api.WriteTurnsRequest
+
+    def texts(self, extractor: Extractor) -> Texts:
+        candidates, _, _ = extract_turns(extractor, self.request, utcnow())
+        return Texts(passages=tuple(c.content for c in candidates))
 
     def run(self, service: UserMemoryService) -> api.WriteResult:
         return service.write_turns(self.request, self.request_id)
@@ -185,8 +204,10 @@ class Recall(UserCommand[api.RecallResponse]):
     def record_count(self, result: api.RecallResponse) -> int:
         return len(result.hits)
 
-    def queries(self) -> tuple[str, ...]:
-        return (self.request.query,)
+    embeds = True
+
+    def texts(self, extractor: Extractor) -> Texts:
+        return Texts(queries=(self.request.query,))
 
     def run(self, service: UserMemoryService) -> api.RecallResponse:
         return service.recall(self.request)

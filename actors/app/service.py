@@ -15,6 +15,7 @@ import copy
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast, overload
 
@@ -67,6 +68,40 @@ def cleaned_text(text: str) -> Neutralized:
     return neutralize_injection(redact(text).text)
 
 
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """Vectors of a call's texts, embedded before the call ran: a vector depends on its text alone."""
+
+    queries: Mapping[str, np.ndarray] = field(default_factory=dict)
+    passages: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+
+def extract_turns(
+    extractor: Extractor, request: api.WriteTurnsRequest, now: datetime
+) -> tuple[list[Candidate], int, list[api.NotKept]]:
+    """The candidates extraction proposes from the turns (a turn without a time is said ``now``), how many
+    turns proposed none, and which turns gave the assistant an order (not kept in their words). Reads the
+    request alone."""
+    candidates: list[Candidate] = []
+    not_kept: list[api.NotKept] = []
+    ignored = 0
+    for turn in request.turns:
+        found = extractor.extract(
+            Turn(
+                text=turn.text,
+                session_id=request.session_id,
+                dialog_id=turn.dialog_id,
+                role=turn.role,
+                at=turn.at or now,
+            )
+        )
+        ignored += not found
+        candidates.extend(found)
+        if turn.role == "user" and addressed_to_assistant(turn.text):
+            not_kept.append(api.NotKept(dialog_id=turn.dialog_id, detail=NOT_AN_INSTRUCTION))
+    return candidates, ignored, not_kept
+
+
 @overload
 def as_vector(blob: bytes) -> np.ndarray: ...
 
@@ -116,6 +151,7 @@ class UserMemoryService:
         #: recall heat not yet in SQL: committed with the next change, or by ``flush_access``
         self._pending_access = GateChanges()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._passages_ahead: Mapping[str, np.ndarray] = {}
         self._view: ActiveView | None = None
         self._keywords = ActiveKeywords()
         #: whether this user has recalled since activation (then a change's rebuild is worth doing early)
@@ -274,27 +310,8 @@ class UserMemoryService:
         )
 
     def _extract(self, request: api.WriteTurnsRequest) -> tuple[list[Candidate], int, list[api.NotKept]]:
-        """The candidates extraction proposes from the turns, how many turns proposed none, and which turns
-        gave the assistant an order (not kept in their words)."""
-        candidates: list[Candidate] = []
-        not_kept: list[api.NotKept] = []
-        ignored = 0
         with span("extract", turns=len(request.turns)):
-            for turn in request.turns:
-                found = self.extractor.extract(
-                    Turn(
-                        text=turn.text,
-                        session_id=request.session_id,
-                        dialog_id=turn.dialog_id,
-                        role=turn.role,
-                        at=turn.at or self.clock(),
-                    )
-                )
-                ignored += not found
-                candidates.extend(found)
-                if turn.role == "user" and addressed_to_assistant(turn.text):
-                    not_kept.append(api.NotKept(dialog_id=turn.dialog_id, detail=NOT_AN_INSTRUCTION))
-        return candidates, ignored, not_kept
+            return extract_turns(self.extractor, request, self.clock())
 
     def write_memory(self, request: api.WriteMemoryRequest, request_id: str | None = None) -> api.WriteResult:
         cleaned = cleaned_text(request.content)
@@ -407,10 +424,16 @@ class UserMemoryService:
         return self.active_view().nearest(vector, 3)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        with span("embedder.embed_passages", texts=len(texts)):
-            return np.asarray(self.embedder.embed_passages(texts), dtype=np.float32)
+        """Passage vectors: those the host embedded ahead for this call, the rest now."""
+        vectors = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
+        missing = [n for n, text in enumerate(texts) if text not in self._passages_ahead]
+        for n, text in enumerate(texts):
+            if text in self._passages_ahead:
+                vectors[n] = self._passages_ahead[text]
+        if missing:
+            with span("embedder.embed_passages", texts=len(missing)):
+                vectors[missing] = self.embedder.embed_passages([texts[n] for n in missing])
+        return vectors
 
     def _commit(
         self, changes: GateChanges, *, index_items: Iterable[MemoryItem] | None = None, **kwargs: Any
@@ -545,10 +568,12 @@ class UserMemoryService:
         while the user's call runs in a thread."""
         return self._queries.get(query)
 
-    def remember_queries(self, vectors: Mapping[str, np.ndarray]) -> None:
-        """Queries of this user's next call, embedded by the host before the call took the mailbox."""
-        for query, vector in vectors.items():
+    def use_embedded(self, embedded: Embedded) -> None:
+        """Vectors of the next call's texts, embedded by the host while the call waited (``UserHost.run``):
+        the queries join the user's recent ones, the passages serve that call only."""
+        for query, vector in embedded.queries.items():
             self._remember_query(query, vector)
+        self._passages_ahead = embedded.passages
 
     def _embed_query(self, query: str) -> np.ndarray:
         cached = self._queries.get(query)

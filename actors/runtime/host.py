@@ -27,14 +27,13 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-import numpy as np
 import ray
 from pydantic import BaseModel
 
 from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, span
 from actors.app.commands import UserCommand
-from actors.app.service import UserMemoryService
+from actors.app.service import Embedded, UserMemoryService
 from actors.core.extraction import make_extractor
 from actors.language.tokens import load_segmenter
 from actors.language.understanding.reader import SemanticReader
@@ -66,6 +65,7 @@ OUTBOX_POLL_SECONDS = 1.0
 OUTBOX_GATHER_SECONDS = 1.0
 #: most outbox entries applied in one batch
 OUTBOX_BATCH = 1000
+NOTHING_EMBEDDED = Embedded()
 #: activation latencies kept for the p50 / p95 figures
 LATENCY_WINDOW = 256
 
@@ -165,10 +165,10 @@ class UserHost:
         user_id: str,
         command: UserCommand[R],
         trace_context: dict[str, str] | None = None,
-        queries: dict[str, np.ndarray] | None = None,
+        embedded: Embedded | None = None,
     ) -> R:
         """``command`` on the user's service, in the user's mailbox (activating the user if need be);
-        ``queries``: its queries' vectors, when the caller had them embedded ahead (``embed_ahead``)."""
+        ``embedded``: vectors of its texts, when the caller had them embedded ahead (``embed_ahead``)."""
         self._start_housekeeping()
         if host_of(tenant_id, user_id, self.pool_size) != self.index:
             raise WrongHost(f"user {user_id!r} is not served by {self.name}", self.pool_size)
@@ -181,7 +181,7 @@ class UserHost:
         self._running += 1
         try:
             async with resident.mailbox:
-                return await asyncio.to_thread(self._run, key, resident, trace_context, command, queries)
+                return await asyncio.to_thread(self._run, key, resident, trace_context, command, embedded)
         finally:
             resident.waiting -= 1
             self._running -= 1
@@ -191,19 +191,28 @@ class UserHost:
             self._prepare_recall_when_idle(key, resident)
 
     async def embed_ahead(
-        self, tenant_id: str, user_id: str, texts: list[str], trace_context: dict[str, str] | None = None
-    ) -> dict[str, np.ndarray]:
-        """Query vectors for a call that waits behind the user's earlier calls (``HostRouter.run``): a vector
-        depends on the text alone, so it is embedded while the call waits, and the call then holds the
-        user's mailbox for its own work only. A query the user asked lately is not embedded again."""
+        self,
+        tenant_id: str,
+        user_id: str,
+        command: UserCommand[R],
+        trace_context: dict[str, str] | None = None,
+    ) -> Embedded:
+        """Vectors of the texts ``command`` will embed, for a call of it that waits behind the user's earlier
+        calls (``HostRouter.run``): a vector depends on its text alone, so they are embedded while the call
+        waits, and the call then holds the user's mailbox for its own work only. A query the user asked
+        lately is not embedded again."""
+        texts = await asyncio.to_thread(command.texts, self.extractor)  # a write's extraction: Python work
         resident = self._residents.get((tenant_id, user_id))
         service = None if resident is None else resident.service
-        texts = [q for q in texts if service is None or service.cached_query(q) is None]
-        if not texts:
-            return {}
-        with attached(trace_context), span("host.embed_ahead", texts=len(texts), host=self.name):
-            vectors = await asyncio.wrap_future(self.embedder.submit("query", texts))
-        return dict(zip(texts, vectors, strict=True))
+        queries = [q for q in texts.queries if service is None or service.cached_query(q) is None]
+        passages = list(texts.passages)
+        with attached(trace_context), span("host.embed_ahead", texts=len(queries) + len(passages)):
+            asked = self.embedder.submit("query", queries), self.embedder.submit("passage", passages)
+            query_vectors, passage_vectors = [await asyncio.wrap_future(f) for f in asked]
+        return Embedded(
+            queries=dict(zip(queries, query_vectors, strict=True)),
+            passages=dict(zip(passages, passage_vectors, strict=True)),
+        )
 
     def _prepare_recall_when_idle(self, key: UserKey, resident: _Resident) -> None:
         """After a call that changed the user's memory, build what their next recall would rebuild, in their
@@ -284,15 +293,14 @@ class UserHost:
         resident: _Resident,
         trace_context: dict[str, str] | None,
         command: UserCommand[R],
-        queries: dict[str, np.ndarray] | None,
+        embedded: Embedded | None,
     ) -> R:
         """In a worker thread, holding the user's mailbox."""
         with attached(trace_context), span(f"host.{command.name()}", tenant_id=key[0], host=self.name):
             for attempt in (1, 2):
                 try:  # a claim raced by another claimant's first one is lost like a commit
                     service = self._current(key, resident)
-                    if queries:
-                        service.remember_queries(queries)
+                    service.use_embedded(embedded or NOTHING_EMBEDDED)
                     return command.run(service)
                 except OwnershipLost:
                     resident.service = None

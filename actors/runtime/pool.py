@@ -27,12 +27,12 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-import numpy as np
 import ray
 from pydantic import BaseModel
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, RayTaskError
 
 from actors.app.commands import UserCommand
+from actors.app.service import Embedded
 from actors.runtime.host import POOL_ACTOR_NAME, HostStats, UserHost, host_name
 from actors.runtime.rendezvous import host_of
 from schemas.errors import HermesError, StoreUnavailable, WrongHost
@@ -97,9 +97,7 @@ class HostPool:
                 self._hosts.append(
                     UserHost.options(  # type: ignore[attr-defined]
                         **_host_options(self._settings, index)
-                    ).remote(
-                        index, self._settings_json, size
-                    )
+                    ).remote(index, self._settings_json, size)
                 )
             await asyncio.gather(*(h.__ray_ready__.remote() for h in self._hosts[:size]))
             self._size = size
@@ -172,34 +170,31 @@ class HostRouter:
         trace_context: dict[str, str] | None = None,
     ) -> R:
         """``command`` run by the user's host (``UserHost.run``), in the order of this router's calls; if it
-        waits behind the user's earlier calls, its queries are embedded while it waits."""
-        queries = command.queries()
+        waits behind the user's earlier calls, what it embeds is embedded while it waits."""
         lane = self._lanes.get((tenant_id, user_id))
         ahead = (
-            asyncio.ensure_future(self._embed_ahead(tenant_id, user_id, queries, trace_context))
-            if queries and lane is not None and lane.calls
+            asyncio.ensure_future(self._embed_ahead(tenant_id, user_id, command, trace_context))
+            if command.embeds and lane is not None and lane.calls
             else None
         )
 
         async def send(host: Handle) -> R:
-            vectors = None if ahead is None else await ahead
-            response: R = await host.run.remote(tenant_id, user_id, command, trace_context, vectors)
+            embedded = None if ahead is None else await ahead
+            response: R = await host.run.remote(tenant_id, user_id, command, trace_context, embedded)
             return response
 
         return await self.call(tenant_id, user_id, send)
 
     async def _embed_ahead(
-        self, tenant_id: str, user_id: str, queries: tuple[str, ...], trace_context: dict[str, str] | None
-    ) -> dict[str, np.ndarray] | None:
-        """The queries' vectors from the user's host, or None: the call then embeds them itself."""
+        self, tenant_id: str, user_id: str, command: UserCommand[R], trace_context: dict[str, str] | None
+    ) -> Embedded | None:
+        """The vectors of the command's texts from the user's host, or None: the call then embeds them."""
         try:
             host = self._host(host_of(tenant_id, user_id, await self.pool_size()))
-            vectors: dict[str, np.ndarray] = await host.embed_ahead.remote(
-                tenant_id, user_id, list(queries), trace_context
-            )
-            return vectors
+            embedded: Embedded = await host.embed_ahead.remote(tenant_id, user_id, command, trace_context)
+            return embedded
         except Exception as exc:  # the host restarting or resized: nothing is lost but the head start
-            log.debug("queries of %s not embedded ahead: %s", user_id, exc)
+            log.debug("texts of %s not embedded ahead: %s", user_id, exc)
             return None
 
     async def call(self, tenant_id: str, user_id: str, send: Callable[[Handle], Awaitable[T]]) -> T:

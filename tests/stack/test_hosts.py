@@ -12,12 +12,12 @@ import ray
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from actors.app.commands import Recall, WriteMemory
+from actors.app.commands import Recall, WriteMemory, WriteTurns
 from actors.core.memory import GateChanges
 from actors.runtime.host import host_name
 from actors.runtime.pool import HostRouter, pool_actor
 from actors.runtime.rendezvous import host_of
-from schemas.api import RecallRequest, WriteMemoryRequest
+from schemas.api import RecallRequest, TurnIn, WriteMemoryRequest, WriteTurnsRequest
 from schemas.errors import OwnershipLost
 from tests.stack.trust_stack import kill_app_actors, new_tenant, private_app, stream_writes
 
@@ -111,31 +111,37 @@ def test_an_idle_host_prepares_a_users_next_recall_after_a_write(one_host):
     assert asyncio.run(turn(2)) == before + 2
 
 
-def test_a_recall_embeds_its_query_once_and_a_query_asked_again_not_at_all(one_host):
-    """A recall sent alone embeds its query in the call; one sent while the user's previous call runs has it
-    embedded meanwhile (``UserHost.embed_ahead``) and the call uses that vector. Either way each new query is
-    embedded once, and one the user asked lately not at all."""
+def test_what_a_call_embeds_is_embedded_once_whether_it_waited_or_not(one_host):
+    """A call sent alone embeds its texts itself; one sent while the user's previous call runs has them
+    embedded meanwhile (``UserHost.embed_ahead``), and the call uses those vectors. Either way each new query
+    and each of a write's candidates is embedded once, and a query the user asked lately not at all."""
     settings, store, host = one_host
     tenant_id, _ = new_tenant(store)
-    user = "asker"
+    turns = WriteTurnsRequest(
+        session_id="s1", turns=[TurnIn(dialog_id="d1", text="I moved to Lyon and I am allergic to peanuts")]
+    )
 
     def recall(query: str) -> Recall:
         return Recall(request=RecallRequest(query=query))
 
-    async def ask() -> int:
+    async def embedded_by(*batches) -> int:
+        """How many texts the host embedded for these calls: each batch sent at once, one after another."""
         router = HostRouter(settings)
-        await router.run(tenant_id, user, WriteMemory(request=note(user, 0), request_id="w0"))
         before = ray.get(host.stats.remote()).embedded_texts
-        answers = [await router.run(tenant_id, user, recall(f"{user} 0"))]
-        answers += await asyncio.gather(  # the second waits in its lane behind the first
-            *(router.run(tenant_id, user, recall(q)) for q in (f"{user} 0 again", f"{user} 0 once more"))
-        )
-        answers.append(await router.run(tenant_id, user, recall(f"{user} 0 once more")))
-        for found in answers:
-            assert any(f"{user}-0" in hit.memory.source_dialog_ids for hit in found.hits)
+        for user, calls in batches:
+            await asyncio.gather(*(router.run(tenant_id, user, c) for c in calls))
         return ray.get(host.stats.remote()).embedded_texts - before
 
-    assert asyncio.run(ask()) == 3
+    user = "asker"
+    written = WriteMemory(request=note(user, 0), request_id="w0")
+    assert asyncio.run(embedded_by((user, [written]), (user, [recall(f"{user} 0")]))) == 2
+    # the second of each pair waits in its lane behind the first
+    pair = [recall(f"{user} 0 again"), recall(f"{user} 0 once more")]
+    assert asyncio.run(embedded_by((user, pair), (user, [recall(f"{user} 0 once more")]))) == 2
+    alone = asyncio.run(embedded_by(("writer", [WriteTurns(request=turns, request_id="t")])))
+    assert alone >= 2  # the turn's candidates
+    waited = [recall("where do I live?"), WriteTurns(request=turns, request_id="t")]
+    assert asyncio.run(embedded_by((user, waited))) == 1 + alone
 
 
 def test_resizing_the_pool_under_writes_keeps_each_user_in_one_host_and_fences_the_old(

@@ -1,10 +1,14 @@
 """The per-user service over real SQLite, the in-memory index fake and the hashing embedder: the issue's
 allergy/residence story end to end below the Ray layer, plus durability and convergence rules."""
 
+from datetime import UTC, datetime
+
 import pytest
 
 from actors.adapters.embedding import HashEmbedder
-from actors.app.service import UserMemoryService
+from actors.app.commands import Recall, WriteTurns
+from actors.app.service import Embedded, UserMemoryService
+from actors.core.extraction import make_extractor
 from actors.runtime.outbox import drain
 from actors.store.sql.store import MemoryStore
 from actors.store.vectors.memory_index import InMemoryIndex
@@ -185,32 +189,56 @@ def test_a_prepared_recall_rebuilds_nothing_and_answers_as_an_unprepared_one(sto
     assert [h.score for h in found.hits] == [h.score for h in expected.hits]
 
 
-def test_a_query_embedded_ahead_is_not_embedded_again_and_answers_as_one_embedded_in_the_call(store, index):
-    """The host embeds a recall's query before the call takes the user's mailbox and hands it over with
-    ``remember_queries``: the recall then calls no embedder and finds what it would have found."""
+class NoEmbedding:
+    """Stands in for the embedder once everything a call needs was embedded ahead."""
+
+    dim = 64
+
+    def embed_queries(self, texts):
+        raise AssertionError(f"embedded {texts} again")
+
+    embed_passages = embed_queries
+
+
+def test_texts_embedded_ahead_are_not_embedded_again_and_the_call_answers_as_without_them(store, index):
+    """The host embeds a waiting call's texts (``UserCommand.texts``) and hands the vectors over
+    (``use_embedded``): the call then embeds nothing, and stores and finds what it would have."""
     embedder = HashEmbedder(64)
+    noon = datetime(2026, 6, 1, 12, tzinfo=UTC)
     ahead, plain = (
-        UserMemoryService("acme", user, store=store, embedder=embedder, policy=GatePolicy())
+        UserMemoryService(
+            "acme", user, store=store, embedder=embedder, policy=GatePolicy(), clock=lambda: noon
+        )
         for user in ("ahead", "plain")
     )
-    for svc in (ahead, plain):
-        say(svc, "s1", "I like green tea", "My sister Anna moved to Lyon", "I play tennis on Sundays")
+    turns = api.WriteTurnsRequest(
+        session_id="s1",
+        turns=[
+            api.TurnIn(
+                dialog_id="d1", role="user", text="My sister Anna moved to Lyon and I play tennis on Sundays"
+            ),
+            api.TurnIn(dialog_id="d2", role="user", text="I am allergic to peanuts"),
+        ],
+    )
     question = api.RecallRequest(query="what does my sister do?")
+    write, recall = WriteTurns(request=turns), Recall(request=question)
+    texts = write.texts(make_extractor()), recall.texts(make_extractor())
+    assert len(texts[0].passages) >= 2 and not texts[0].queries and texts[1].queries == (question.query,)
+
+    expected = plain.write_turns(turns), plain.recall(question)
     assert ahead.cached_query(question.query) is None
-    ahead.remember_queries({question.query: embedder.embed_queries([question.query])[0]})
-    assert ahead.cached_query(question.query) is not None
-
-    class NoEmbedding:
-        dim = embedder.dim
-
-        def embed_queries(self, texts):
-            raise AssertionError(f"embedded {texts} again")
-
-        embed_passages = embed_queries
-
     ahead.embedder = NoEmbedding()
-    expected = plain.recall(question)
+    passages = list(texts[0].passages)
+    ahead.use_embedded(Embedded(passages=dict(zip(passages, embedder.embed_passages(passages), strict=True))))
+    written = ahead.write_turns(turns)
+    ahead.use_embedded(Embedded(queries={question.query: embedder.embed_queries([question.query])[0]}))
+    assert ahead.cached_query(question.query) is not None
     found = ahead.recall(question)
-    assert [(h.memory.content, h.score) for h in found.hits] == [
-        (h.memory.content, h.score) for h in expected.hits
-    ]
+
+    def decided(result):
+        return [(o.action, o.layer) for o in result.outcomes]
+
+    def ranked(response):
+        return [(h.memory.content, h.score) for h in response.hits]
+
+    assert decided(written) == decided(expected[0]) and ranked(found) == ranked(expected[1])

@@ -8,9 +8,11 @@ import asyncio
 import numpy as np
 import pytest
 
-from actors.app.commands import Recall, WriteMemory
+from actors.app.commands import Recall, WriteMemory, WriteTurns
+from actors.app.service import Embedded
+from actors.core.extraction import make_extractor
 from actors.runtime.pool import HostRouter
-from schemas.api import RecallRequest, WriteMemoryRequest
+from schemas.api import RecallRequest, TurnIn, WriteMemoryRequest, WriteTurnsRequest
 from schemas.settings import HermesSettings
 
 
@@ -30,17 +32,18 @@ class StandInHost:
         self.run = Method(self._run)
         self.embed_ahead = Method(self._embed_ahead)
 
-    async def _run(self, tenant_id, user_id, command, trace_context, queries):
-        name = command.request.query if isinstance(command, Recall) else command.request.content
-        self.log.append(("run", name, None if queries is None else sorted(queries)))
+    async def _run(self, tenant_id, user_id, command, trace_context, embedded):
+        name = named(command)
+        self.log.append(("run", name, None if embedded is None else sorted(embedded.queries)))
         await self.answer.setdefault(name, asyncio.Event()).wait()
         return name
 
-    async def _embed_ahead(self, tenant_id, user_id, texts, trace_context):
-        self.log.append(("ahead", list(texts)))
+    async def _embed_ahead(self, tenant_id, user_id, command, trace_context):
+        self.log.append(("ahead", named(command)))
         if self.ahead_fails:
             raise ConnectionError("host restarting")
-        return {text: np.ones(4, dtype=np.float32) for text in texts}
+        texts = command.texts(make_extractor())
+        return Embedded(queries={text: np.ones(4, dtype=np.float32) for text in texts.queries})
 
     def let(self, name: str) -> None:
         self.answer.setdefault(name, asyncio.Event()).set()
@@ -60,6 +63,14 @@ def router_to(host: StandInHost) -> HostRouter:
     return router
 
 
+def named(command) -> str:
+    if isinstance(command, Recall):
+        return command.request.query
+    if isinstance(command, WriteTurns):
+        return command.request.turns[0].dialog_id
+    return command.request.content
+
+
 def recall(query: str) -> Recall:
     return Recall(request=RecallRequest(query=query))
 
@@ -69,6 +80,11 @@ def write(content: str) -> WriteMemory:
         request=WriteMemoryRequest(content=content, kind="fact", session_id="s", dialog_ids=["d"]),
         request_id=content,
     )
+
+
+def turn(dialog_id: str) -> WriteTurns:
+    said = TurnIn(dialog_id=dialog_id, text="I am allergic to peanuts")
+    return WriteTurns(request=WriteTurnsRequest(session_id="s", turns=[said]), request_id=dialog_id)
 
 
 async def settle() -> None:
@@ -89,7 +105,7 @@ def test_a_call_waiting_behind_the_users_call_has_its_query_embedded_meanwhile(a
         await settle()
         # q2 waits in its lane behind q1 and is embedded meanwhile; another user's call does not wait
         assert sorted(map(repr, host.log)) == sorted(
-            map(repr, [("run", "q1", None), ("ahead", ["q2"]), ("run", "q3", None)])
+            map(repr, [("run", "q1", None), ("ahead", "q2"), ("run", "q3", None)])
         )
         host.let("q1")
         host.let("q3")
@@ -103,9 +119,9 @@ def test_a_call_waiting_behind_the_users_call_has_its_query_embedded_meanwhile(a
     asyncio.run(scenario())
 
 
-def test_calls_leave_in_order_and_only_a_waiting_call_with_queries_is_embedded_ahead():
+def test_calls_leave_in_order_and_only_a_waiting_call_that_embeds_is_embedded_ahead():
     host = StandInHost()
-    calls = [write("w1"), recall("q1"), write("w2"), recall("q2"), recall("q3")]
+    calls = [write("w1"), recall("q1"), turn("t1"), recall("q2"), write("w2"), recall("q3")]
 
     async def scenario() -> None:
         router = router_to(host)
@@ -116,11 +132,16 @@ def test_calls_leave_in_order_and_only_a_waiting_call_with_queries_is_embedded_a
         sent = [asyncio.ensure_future(router.run("t", "u", c)) for c in calls]
         for c in calls:
             await settle()
-            host.let(c.request.query if isinstance(c, Recall) else c.request.content)
+            host.let(named(c))
         await asyncio.gather(*sent)
 
     asyncio.run(scenario())
     runs = [entry[1] for entry in host.log if entry[0] == "run"]
-    assert runs == ["q0", "w1", "q1", "w2", "q2", "q3"]
-    assert sorted(t for entry in host.log if entry[0] == "ahead" for t in entry[1]) == ["q1", "q2", "q3"]
-    assert all(entry[2] is None for entry in host.log if entry[0] == "run" and entry[1].startswith("w"))
+    assert runs == ["q0", "w1", "q1", "t1", "q2", "w2", "q3"]
+    # a recall's query and a write's turns are embedded ahead; an explicit memory is not
+    assert sorted(entry[1] for entry in host.log if entry[0] == "ahead") == ["q1", "q2", "q3", "t1"]
+    assert [entry[2] for entry in host.log if entry[0] == "run" and entry[1] in ("q1", "q2", "q3")] == [
+        ["q1"],
+        ["q2"],
+        ["q3"],
+    ]
