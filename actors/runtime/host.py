@@ -10,7 +10,8 @@ The host owns what every resident shares: one SQL engine, one embedding model wi
 (``BatchingEmbedder``), tenant policies, and a background thread that drains the vector-index outbox for
 the users this host serves. A host is called with one method for every user operation,
 ``host.run.remote(tenant_id, user_id, command, trace_context)``, which runs the command
-(``actors.app.commands``) on the user's service and answers the command's response type.
+(``actors.app.commands``) on the user's service and answers the command's response type; and, for a call
+that waits behind the same user's earlier ones, ``embed_ahead``, which embeds its texts meanwhile.
 
 Errors: ``WrongHost`` when the user belongs to another host under the current pool size (the caller
 refreshes its view of the pool and resends); ``OwnershipLost`` never leaves: the user is reloaded under a
