@@ -66,6 +66,7 @@ OUTBOX_POLL_SECONDS = 1.0
 OUTBOX_GATHER_SECONDS = 1.0
 #: most outbox entries applied in one batch
 OUTBOX_BATCH = 1000
+#: a call sent with nothing embedded ahead (most calls: the user had no earlier call waiting)
 NOTHING_EMBEDDED = Embedded()
 #: activation latencies kept for the p50 / p95 figures
 LATENCY_WINDOW = 256

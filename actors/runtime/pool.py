@@ -12,9 +12,9 @@ its response type; ``call`` sends any other host call.
 Ray does not keep the submission order of calls to an async actor, so the router keeps it: one
 FIFO lane per user, and a user's next call leaves only when the previous one has answered. With the host's
 per-user mailbox, a user's calls run one at a time, in the order each submitter made them. A call that has
-to wait in its lane has its queries embedded meanwhile (``UserHost.embed_ahead``): under load most calls of
-a popular user wait behind another, and each would otherwise hold the user's mailbox for its embedding too
-(docs/benchmarks.md, eighth round). A host that
+to wait in its lane has what it will embed embedded meanwhile (``UserHost.embed_ahead``): under load most
+calls of a busy user wait behind another, and each would otherwise hold the user's lane for its own
+embedding too (docs/benchmarks.md, eighth round). A host that
 is down (its node died; Ray restarts it, on another node if need be) is retried with backoff; writes carry
 their request id, so a write retried after its host died is applied once.
 """
