@@ -203,7 +203,9 @@ class UserHost:
         calls (``HostRouter.run``): a vector depends on its text alone, so they are embedded while the call
         waits, and the call then holds the user's mailbox for its own work only. A query the user asked
         lately is not embedded again."""
-        texts = await asyncio.to_thread(command.texts, self.extractor)  # a write's extraction: Python work
+        # on the loop: a write's extraction is ~1 ms of Python, and a worker thread may all be taken by calls
+        # waiting for their own embedding
+        texts = command.texts(self.extractor)
         resident = self._residents.get((tenant_id, user_id))
         service = None if resident is None else resident.service
         queries = [q for q in texts.queries if service is None or service.cached_query(q) is None]
