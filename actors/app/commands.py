@@ -198,13 +198,12 @@ class PreviewTurns(UserCommand[api.TurnsPreview]):
 class Recall(UserCommand[api.RecallResponse]):
     effect = Effect.READS
     operation = MemoryOperation.SEARCH
+    embeds = True
 
     request: api.RecallRequest
 
     def record_count(self, result: api.RecallResponse) -> int:
         return len(result.hits)
-
-    embeds = True
 
     def texts(self, extractor: Extractor) -> Texts:
         return Texts(queries=(self.request.query,))

@@ -426,10 +426,13 @@ class UserMemoryService:
     def _embed(self, texts: list[str]) -> np.ndarray:
         """Passage vectors: those the host embedded ahead for this call, the rest now."""
         vectors = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
-        missing = [n for n, text in enumerate(texts) if text not in self._passages_ahead]
+        missing: list[int] = []
         for n, text in enumerate(texts):
-            if text in self._passages_ahead:
-                vectors[n] = self._passages_ahead[text]
+            ahead = self._passages_ahead.get(text)
+            if ahead is None:
+                missing.append(n)
+            else:
+                vectors[n] = ahead
         if missing:
             with span("embedder.embed_passages", texts=len(missing)):
                 vectors[missing] = self.embedder.embed_passages([texts[n] for n in missing])
