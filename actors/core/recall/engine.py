@@ -35,7 +35,7 @@ from actors.core.recall.vectors import item_vector
 from actors.core.recall.view import ActiveView, ArchiveView
 from actors.language.keywords import asks_about_the_past, tokenize
 from actors.language.periods import Period, named_period
-from actors.language.tokens import same_words
+from actors.language.tokens import content_units, share_most
 from schemas.enums import State
 from schemas.settings import GatePolicy
 
@@ -159,28 +159,43 @@ class RecallEngine:
         return Hit(item, total, relevance, time_decay, boosts, scores, list(found.routes))
 
     def _dedup(self, ranked: list[Hit], k: int) -> list[Hit]:
-        """The best k, skipping what repeats a better hit (``_repeats``)."""
+        """The best k, skipping what repeats a better hit (``repeats`` below). A hit is compared with every hit
+        kept before it, so each item's vector and content words are read once, when first compared."""
+        vectors: dict[str, np.ndarray | None] = {}
+        words: dict[str, set[str]] = {}
+
+        def vector(item: MemoryItem) -> np.ndarray | None:
+            if item.memory_id not in vectors:
+                vectors[item.memory_id] = self.vector_of(item)
+            return vectors[item.memory_id]
+
+        def words_of(item: MemoryItem) -> set[str]:
+            if item.memory_id not in words:
+                words[item.memory_id] = set(content_units(item.content))
+            return words[item.memory_id]
+
+        def repeats(item: MemoryItem, better: MemoryItem) -> bool:
+            """Same content hash, or a near-duplicate embedding that also says it in mostly the same words.
+            Looser than the gate's restatement check (``GateEngine`` also compares values and polarity): two
+            items the gate keeps apart because their values differ can still say the same thing to a
+            reader."""
+            if item.content_hash == better.content_hash:
+                return True
+            mine, theirs = vector(item), vector(better)
+            if mine is None or theirs is None:
+                return False
+            similarity = float(mine @ theirs)
+            return similarity >= self.policy.near_duplicate_similarity and share_most(
+                words_of(item), words_of(better)
+            )
+
         kept: list[Hit] = []
         for hit in ranked:
             if len(kept) == k:
                 break
-            if not any(self._repeats(hit.item, better.item) for better in kept):
+            if not any(repeats(hit.item, better.item) for better in kept):
                 kept.append(hit)
         return kept
-
-    def _repeats(self, item: MemoryItem, better: MemoryItem) -> bool:
-        """Same content hash, or a near-duplicate embedding that also says it in mostly the same words. Looser
-        than the gate's restatement check (``GateEngine`` also compares values and polarity): two items the
-        gate keeps apart because their values differ can still say the same thing to a reader."""
-        if item.content_hash == better.content_hash:
-            return True
-        vector, better_vector = self.vector_of(item), self.vector_of(better)
-        if vector is None or better_vector is None:
-            return False
-        similarity = float(vector @ better_vector)
-        return similarity >= self.policy.near_duplicate_similarity and same_words(
-            item.content, better.content
-        )
 
 
 def _flag_contradictions(hits: list[Hit]) -> list[Hit]:
