@@ -159,8 +159,8 @@ class RecallEngine:
         return Hit(item, total, relevance, time_decay, boosts, scores, list(found.routes))
 
     def _dedup(self, ranked: list[Hit], k: int) -> list[Hit]:
-        """The best k, skipping what repeats a better hit (``repeats`` below). A hit is compared with every hit
-        kept before it, so each item's vector and content words are read once, when first compared."""
+        """The best k, skipping what repeats a better hit (``repeats`` below). A hit is compared with every
+        hit kept before it, so each item's vector and content words are read once, when first compared."""
         vectors: dict[str, np.ndarray | None] = {}
         words: dict[str, set[str]] = {}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from actors.language.en.stopwords import STOP_WORDS
 
@@ -28,9 +29,12 @@ def words(lowered: str) -> list[str]:
     return _LATIN.findall(lowered)
 
 
+@lru_cache(maxsize=32768)
 def stem(word: str) -> str:
     """A light English stemmer, so "painted", "painting" and "paints" meet "paint" (and "Melanie's" meets
-    "Melanie"): one suffix off a word of four letters or more, a doubled final consonant undoubled."""
+    "Melanie"): one suffix off a word of four letters or more, a doubled final consonant undoubled. Cached:
+    a text's words are mostly ones already seen, and the cache made tokenizing a text the process had not
+    seen 2.7 times faster (LoCoMo's turns and questions: 21 → 8 µs a text; docs/benchmarks.md)."""
     word = word.removesuffix("'s")
     if len(word) < 4 or not word.isalpha():
         return word

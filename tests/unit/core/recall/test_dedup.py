@@ -1,6 +1,6 @@
-"""Recall's near-duplicate rule over generated rankings: the best k hits, none repeating a better one (the same
-content hash, or embeddings at the near-duplicate similarity that also share most content words), each
-item's vector read once however many hits it is compared with."""
+"""Recall's near-duplicate rule over generated rankings: the best k hits, none repeating a better one (the
+same content hash, or embeddings at the near-duplicate similarity that also share most content words),
+each item's vector read once however many hits it is compared with."""
 
 from collections import Counter
 from datetime import UTC, datetime
@@ -41,12 +41,18 @@ def rankings(draw: st.DrawFn) -> tuple[list[Hit], dict[str, np.ndarray | None]]:
     hits, vectors = [], {}
     for n in range(count):
         content = draw(st.sampled_from(PHRASES))
-        item = MemoryItem(tenant_id="acme", user_id="alice", content=content, kind=Kind.EVENT, memory_id=f"m{n}")
+        item = MemoryItem(
+            tenant_id="acme", user_id="alice", content=content, kind=Kind.EVENT, memory_id=f"m{n}"
+        )
         has_vector = draw(st.booleans()) or draw(st.booleans())
         vectors[item.memory_id] = (
-            direction(draw(st.integers(0, 2)), draw(st.sampled_from((0.0, 0.05, 0.3)))) if has_vector else None
+            direction(draw(st.integers(0, 2)), draw(st.sampled_from((0.0, 0.05, 0.3))))
+            if has_vector
+            else None
         )
-        hits.append(Hit(item, total=1.0 - n / 100, relevance=1.0, time_decay=1.0, boosts={}, scores={}, routes=[]))
+        hits.append(
+            Hit(item, total=1.0 - n / 100, relevance=1.0, time_decay=1.0, boosts={}, scores={}, routes=[])
+        )
     return hits, vectors
 
 
