@@ -7,8 +7,10 @@ routes, SQL), the benchmark's own turns and unique questions (``loadgen``). Eigh
 Then an agent's turn on a user with a long history: one user is written ``--history`` turns of the LoCoMo
 conversations (read from ``../shared`` at run time, evaluation only), one after the other, and then each
 turn is a write of the next LoCoMo turn followed by a recall of a LoCoMo question: the recall after a write
-is the one that rebuilds what recall derives from the items. Each tree runs in a child process of its own
-(``PYTHONPATH``), alternating, so a busy moment shows as a disagreement between rounds of one tree.
+is the one that rebuilds what recall derives from the items. Last, that user is activated anew, five times,
+with the tokenizer's caches emptied first: the CPU of loading them and answering their first recall. Each
+tree runs in a child process of its own (``PYTHONPATH``), alternating, so a busy moment shows as a
+disagreement between rounds of one tree.
 
     .venv/bin/python tests/bench/bench_service_cpu.py                          # this checkout
     .venv/bin/python tests/bench/bench_service_cpu.py --baseline-tree PATH     # and another, alternating
@@ -39,6 +41,8 @@ def measure(history: int) -> dict[str, float]:
     """In the child: the tree on ``sys.path`` first is the one measured."""
     from actors.adapters.embedding import HashEmbedder
     from actors.app.service import UserMemoryService
+    from actors.language.en import tokens as english
+    from actors.language.tokens import tokenize
     from actors.store.sql.store import MemoryStore
     from schemas import api
     from schemas.settings import GatePolicy
@@ -96,9 +100,24 @@ def measure(history: int) -> dict[str, float]:
             spent["long_recall_ms"] += time.process_time() - written
         return {key: round(seconds * 1000 / TURNS, 2) for key, seconds in spent.items()}
 
+    def cold_activation() -> float:
+        """CPU ms of the long user's activation and first recall in a process that has tokenized none of
+        their texts (a host's first sight of a user after a restart, or of a user back after passivation
+        once the process's caches moved on): the items and the archive read from SQL, tokenized, indexed."""
+        spent = 0.0
+        for _ in range(5):
+            for cache in (tokenize, getattr(english, "stem", None)):
+                if hasattr(cache, "cache_clear"):
+                    cache.cache_clear()
+            started = time.process_time()
+            user_service("long").recall(api.RecallRequest(query=next(questions)))
+            spent += time.process_time() - started
+        return round(spent * 1000 / 5, 1)
+
     for _ in range(history):
         write_long()
     figures.update(agent_turns())
+    figures["long_activation_ms"] = cold_activation()
     return figures
 
 
@@ -121,6 +140,7 @@ def main() -> None:
         "recall_ms": "recall",
         "long_write_ms": f"long user ({args.history} turns): write",
         "long_recall_ms": "recall after it",
+        "long_activation_ms": "its activation and first recall, cold caches",
     }
     caption = "CPU ms per operation, hashing embedder, SQLite"
     side_by_side(
