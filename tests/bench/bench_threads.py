@@ -11,6 +11,7 @@ thread (lines under 0.05 ms left out), and each role's sum.
 
     .venv/bin/python tests/bench/bench_threads.py                            # this checkout
     .venv/bin/python tests/bench/bench_threads.py --tree /path/to/base --rounds 2
+    .venv/bin/python tests/bench/bench_threads.py --env HERMES_HOSTS=1           # another setting
 """
 
 from __future__ import annotations
@@ -99,12 +100,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="run the trees this many times, alternating")
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--users", type=int, default=16)
+    parser.add_argument(
+        "--env", action="append", default=[], metavar="VAR=VALUE", help="run the stacks with this variable"
+    )
     args = parser.parse_args()
+    env = dict(assignment.split("=", 1) for assignment in args.env)
     for round_number in range(1, args.rounds + 1):
         for tree in args.tree or [REPO]:
             print(f"{tree}, round {round_number}:", flush=True)
             home = Path(tempfile.mkdtemp(prefix="hermes-threads-"))
-            with bench_hosts.stack(tree, home, {}, print) as (base_url, key, root):
+            with bench_hosts.stack(tree, home, env, print) as (base_url, key, root):
                 asyncio.run(mixed(base_url, key, root, args.users, args.seconds))
             shutil.rmtree(home, ignore_errors=True)
 
