@@ -124,6 +124,7 @@ class Edge:
     memory_ids: tuple[str, ...]
 
 
+@lru_cache(maxsize=65536)
 def entity_key(name: str) -> str:
     return " ".join(name.casefold().split())
 
@@ -172,9 +173,11 @@ def _declared_relation(item: MemoryItem) -> tuple[str, str] | None:
     return _relation_word(item.content) or "knows", item.value
 
 
-def attribute_sentences(content: str) -> list[re.Match[str]]:
-    """The attribute sentences of a text ("the Atlas project deadline is next Friday")."""
-    return list(_ATTRIBUTE.finditer(content)) if _ATTRIBUTE_WORD.search(content) else []
+@lru_cache(maxsize=65536)
+def attribute_sentences(content: str) -> tuple[re.Match[str], ...]:
+    """The attribute sentences of a text ("the Atlas project deadline is next Friday"). Cached, as the name
+    readers above are: a user's graph is read again from every active item whenever their memory changes."""
+    return tuple(_ATTRIBUTE.finditer(content)) if _ATTRIBUTE_WORD.search(content) else ()
 
 
 def _employers(content: str, chinese_people: list[str]) -> list[tuple[str, str]]:
