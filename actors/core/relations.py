@@ -267,7 +267,7 @@ class EntityGraph:
 
     def entities_in(self, text: str) -> set[str]:
         """Known, informative entities a text (a query) names."""
-        lowered = f" {entity_key(text)} "
+        lowered = f" {entity_key.__wrapped__(text)} "  # a query: no place for it in the names' cache
         return {
             key for key in self.memories if f" {key} " in lowered or (not key.isascii() and key in lowered)
         }
