@@ -115,7 +115,7 @@ class UserCommand(BaseModel, Generic[R]):
     def texts(self, extractor: Extractor) -> Texts:
         """The texts ``run`` will embed, as far as the request alone says (with the host's extractor). A
         vector depends on its text alone, so a call that waits behind the user's earlier calls has them
-        embedded meanwhile (``HostRouter.run``, ``UserHost.embed_ahead``)."""
+        embedded meanwhile (``UserHost.run``)."""
         return Texts()
 
     def run(self, service: UserMemoryService) -> R:

@@ -2,16 +2,17 @@
 
 Each resident user has a mailbox (an ``asyncio.Lock``, which wakes waiters in arrival order): a user's calls
 run one at a time, in order, so gate logic never races; different users' calls run concurrently on the
-host's threads. A user is activated on their first call — claim the user in SQL (a new fencing epoch), load
-the active items — and passivated when least recently used beyond the host's user or memory budget, or idle
+host's threads. A call takes its place in the mailbox in the order its submitter made it (``Turnstile``,
+``actors.runtime.turns``); one that has to wait has what it will embed embedded meanwhile. A user is
+activated on their first call — claim the user in SQL (a new fencing epoch), load the active items — and
+passivated when least recently used beyond the host's user or memory budget, or idle
 (docs/architecture.md).
 
 The host owns what every resident shares: one SQL engine, one embedding model with micro-batching
 (``BatchingEmbedder``), tenant policies, and a background thread that drains the vector-index outbox for
 the users this host serves. A host is called with one method for every user operation,
-``host.run.remote(tenant_id, user_id, command, trace_context)``, which runs the command
-(``actors.app.commands``) on the user's service and answers the command's response type; and, for a call
-that waits behind the same user's earlier ones, ``embed_ahead``, which embeds its texts meanwhile.
+``host.run.remote(tenant_id, user_id, command, trace_context, turn)``, which runs the command
+(``actors.app.commands``) on the user's service and answers the command's response type.
 
 Errors: ``WrongHost`` when the user belongs to another host under the current pool size (the caller
 refreshes its view of the pool and resends); ``OwnershipLost`` never leaves: the user is reloaded under a
@@ -41,6 +42,7 @@ from actors.language.understanding.reader import SemanticReader
 from actors.runtime import outbox
 from actors.runtime.batching import BatchingEmbedder
 from actors.runtime.rendezvous import host_of
+from actors.runtime.turns import Turn, Turnstile
 from actors.store.sql.store import MemoryStore
 from schemas.errors import HermesError, OwnershipLost, WrongHost
 from schemas.settings import GatePolicy, HermesSettings
@@ -66,8 +68,13 @@ OUTBOX_POLL_SECONDS = 1.0
 OUTBOX_GATHER_SECONDS = 1.0
 #: most outbox entries applied in one batch
 OUTBOX_BATCH = 1000
-#: a call sent with nothing embedded ahead (most calls: the user had no earlier call waiting)
+#: a call that did not wait (most calls: the user had no earlier call running)
 NOTHING_EMBEDDED = Embedded()
+#: a call waits this long at most for an earlier call of its lane that never comes (its router gave up on
+#: it: ``actors.runtime.pool.RETRY_SECONDS``), then goes on
+TURN_PATIENCE_SECONDS = 75.0
+#: a lane no call has used for this long is forgotten (a call of it that comes later waits out its patience)
+TURN_LANE_IDLE_SECONDS = 600.0
 #: activation latencies kept for the p50 / p95 figures
 LATENCY_WINDOW = 256
 
@@ -132,6 +139,7 @@ class UserHost:
         self._running = 0
         self._prepared_recalls = 0
         self._preparing: set[asyncio.Task[None]] = set()
+        self._turns = Turnstile(TURN_PATIENCE_SECONDS)
         self._outbox_kick = threading.Event()
         self._drain_lock = threading.Lock()
         self._index: Any = None
@@ -167,12 +175,14 @@ class UserHost:
         user_id: str,
         command: UserCommand[R],
         trace_context: dict[str, str] | None = None,
-        embedded: Embedded | None = None,
+        turn: Turn | None = None,
     ) -> R:
-        """``command`` on the user's service, in the user's mailbox (activating the user if need be);
-        ``embedded``: vectors of its texts, when the caller had them embedded ahead (``embed_ahead``)."""
+        """``command`` on the user's service, in the user's mailbox (activating the user if need be), after
+        the calls of its ``turn``'s lane sent before it; what it embeds is embedded while it waits."""
         self._start_housekeeping()
-        if host_of(tenant_id, user_id, self.pool_size) != self.index:
+        if not self._serves(tenant_id, user_id):
+            if turn is not None:
+                self._turns.passed(turn)
             raise WrongHost(f"user {user_id!r} is not served by {self.name}", self.pool_size)
         key = (tenant_id, user_id)
         resident = self._residents.get(key)
@@ -182,37 +192,57 @@ class UserHost:
         resident.waiting += 1
         self._running += 1
         try:
-            async with resident.mailbox:
+            meanwhile = None
+            try:
+                if command.embeds and (
+                    resident.mailbox.locked() or (turn is not None and not self._turns.ready(turn))
+                ):
+                    meanwhile = asyncio.ensure_future(self._embed_meanwhile(key, command, trace_context))
+                if turn is not None:
+                    await self._turns.wait(turn)
+                await resident.mailbox.acquire()
+            finally:
+                if turn is not None:
+                    self._turns.passed(turn)
+            try:
+                if not self._serves(tenant_id, user_id):  # the pool was resized while the call waited
+                    raise WrongHost(f"user {user_id!r} moved away from {self.name}", self.pool_size)
+                embedded = NOTHING_EMBEDDED if meanwhile is None else await meanwhile
                 return await asyncio.to_thread(self._run, key, resident, trace_context, command, embedded)
+            finally:
+                resident.mailbox.release()
         finally:
             resident.waiting -= 1
             self._running -= 1
             resident.last_used = time.monotonic()
             self._account(resident)
+            if not self._serves(tenant_id, user_id):
+                await self._passivate(key)
             await self._passivate_over_budget()
             self._prepare_recall_when_idle(key, resident)
 
-    async def embed_ahead(
-        self,
-        tenant_id: str,
-        user_id: str,
-        command: UserCommand[R],
-        trace_context: dict[str, str] | None = None,
+    async def _embed_meanwhile(
+        self, key: UserKey, command: UserCommand[R], trace_context: dict[str, str] | None
     ) -> Embedded:
-        """Vectors of the texts ``command`` will embed, for a call of it that waits behind the user's earlier
-        calls (``HostRouter.run``): a vector depends on its text alone, so they are embedded while the call
-        waits, and the call then holds the user's mailbox for its own work only. A query the user asked
-        lately is not embedded again."""
-        # on the loop: a write's extraction is ~1 ms of Python, and a worker thread may all be taken by calls
-        # waiting for their own embedding
-        texts = command.texts(self.extractor)
-        resident = self._residents.get((tenant_id, user_id))
-        service = None if resident is None else resident.service
-        queries = [q for q in texts.queries if service is None or service.cached_query(q) is None]
-        passages = list(texts.passages)
-        with attached(trace_context), span("host.embed_ahead", texts=len(queries) + len(passages)):
-            asked = self.embedder.submit("query", queries), self.embedder.submit("passage", passages)
-            query_vectors, passage_vectors = [await asyncio.wrap_future(f) for f in asked]
+        """Vectors of the texts ``command`` will embed, for a call that waits behind the user's earlier calls:
+        a vector depends on its text alone, so they are embedded while the call waits, and the call then
+        holds the user's mailbox for its own work only. A query the user asked lately is not embedded
+        again. Nothing when they cannot be embedded now: the call embeds them itself, or says what is
+        wrong."""
+        try:
+            # on the loop: a write's extraction is ~1 ms of Python, and a worker thread may all be taken by
+            # calls waiting for their own embedding
+            texts = command.texts(self.extractor)
+            resident = self._residents.get(key)
+            service = None if resident is None else resident.service
+            queries = [q for q in texts.queries if service is None or service.cached_query(q) is None]
+            passages = list(texts.passages)
+            with attached(trace_context), span("host.embed_ahead", texts=len(queries) + len(passages)):
+                asked = self.embedder.submit("query", queries), self.embedder.submit("passage", passages)
+                query_vectors, passage_vectors = [await asyncio.wrap_future(f) for f in asked]
+        except Exception as exc:
+            log.debug("%s: texts of %s not embedded ahead: %s", self.name, key[1], exc)
+            return NOTHING_EMBEDDED
         return Embedded(
             queries=dict(zip(queries, query_vectors, strict=True)),
             passages=dict(zip(passages, passage_vectors, strict=True)),
@@ -240,12 +270,15 @@ class UserHost:
         self._preparing.add(task)  # the loop holds tasks weakly
         task.add_done_callback(self._preparing.discard)
 
+    def _serves(self, tenant_id: str, user_id: str) -> bool:
+        return host_of(tenant_id, user_id, self.pool_size) == self.index
+
     # ------------------------------------------------------------------------------ pool and figures
 
     async def set_pool_size(self, size: int) -> int:
         """The pool was resized: passivate the residents that now belong to another host; returns how many."""
         self.pool_size = size
-        moved = [key for key in self._residents if host_of(*key, size) != self.index]
+        moved = [key for key in self._residents if not self._serves(*key)]
         for key in moved:
             await self._passivate(key)
         return len(moved)
@@ -309,7 +342,7 @@ class UserHost:
                 except OwnershipLost:
                     resident.service = None
                     self._refresh_pool_size()
-                    if attempt == 2 or host_of(*key, self.pool_size) != self.index:
+                    if attempt == 2 or not self._serves(*key):
                         raise WrongHost(
                             f"user {key[1]!r} moved away from {self.name}", self.pool_size
                         ) from None
@@ -388,9 +421,10 @@ class UserHost:
             self._housekeeping = asyncio.get_running_loop().create_task(self._keep_house_forever())
 
     async def _keep_house_forever(self) -> None:
-        """Batched recall heat to SQL, idle users passivated."""
+        """Batched recall heat to SQL, idle users passivated, idle lanes forgotten."""
         while True:
             await asyncio.sleep(min(ACCESS_FLUSH_SECONDS, max(self.settings.actor_idle_seconds / 4, 0.05)))
+            self._turns.forget_idle(TURN_LANE_IDLE_SECONDS)
             cutoff = time.monotonic() - self.settings.actor_idle_seconds
             for key, resident in list(self._residents.items()):
                 if resident.waiting:
@@ -415,12 +449,9 @@ class UserHost:
 
     # ------------------------------------------------------------------------------ outbox
 
-    def _owns(self, tenant_id: str, user_id: str) -> bool:
-        return host_of(tenant_id, user_id, self.pool_size) == self.index
-
     def _drain_once(self) -> int:
         with self._drain_lock:
-            entries = outbox.pending_for(self.store, self._owns, OUTBOX_BATCH)
+            entries = outbox.pending_for(self.store, self._serves, OUTBOX_BATCH)
             if entries:
                 with span("outbox.apply", host=self.name, entries=len(entries)):
                     outbox.settle(self.store, self._vector_index(), entries, self.embedder.dim)

@@ -9,21 +9,22 @@ rendezvous hashing over the pool size and sends the call there: HTTP → replica
 between. ``run(tenant_id, user_id, command)`` sends a user command (``actors.app.commands``) and answers
 its response type; ``call`` sends any other host call.
 
-Ray does not keep the submission order of calls to an async actor, so the router keeps it: one
-FIFO lane per user, and a user's next call leaves only when the previous one has answered. With the host's
-per-user mailbox, a user's calls run one at a time, in the order each submitter made them. A call that has
-to wait in its lane has what it will embed embedded meanwhile (``UserHost.embed_ahead``): under load most
-calls of a busy user wait behind another, and each would otherwise hold the user's lane for its own
-embedding too (docs/benchmarks.md, eighth round). A host that
-is down (its node died; Ray restarts it, on another node if need be) is retried with backoff; writes carry
-their request id, so a write retried after its host died is applied once.
+Ray does not keep the submission order of calls to an async actor, so the router numbers each user's calls
+(a lane per user while any of its calls is unanswered) and sends each at once with its ``Turn``; the host
+lets a call into the user's mailbox only after the lane's earlier calls (``actors.runtime.turns``). With the
+mailbox, a user's calls run one at a time, in the order each submitter made them; a call that waits has what
+it will embed embedded meanwhile, and starts as soon as the previous one leaves the mailbox. A host that
+is down (its node died; Ray restarts it, on another node if need be) is retried with backoff, with the same
+turn; writes carry their request id, so a write retried after its host died is applied once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -32,9 +33,9 @@ from pydantic import BaseModel
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, RayTaskError
 
 from actors.app.commands import UserCommand
-from actors.app.service import Embedded
 from actors.runtime.host import POOL_ACTOR_NAME, HostStats, UserHost, host_name
 from actors.runtime.rendezvous import host_of
+from actors.runtime.turns import Turn
 from schemas.errors import HermesError, StoreUnavailable, WrongHost
 from schemas.settings import HermesSettings
 
@@ -132,11 +133,14 @@ def pool_actor(settings: HermesSettings) -> Handle:
 
 
 class _Lane:
-    __slots__ = ("calls", "order")
+    """A user's calls sent by this router and not yet answered."""
 
-    def __init__(self) -> None:
-        self.order = asyncio.Lock()
-        self.calls = 0
+    __slots__ = ("name", "next", "unanswered")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.next = 0
+        self.unanswered: set[int] = set()
 
 
 class HostRouter:
@@ -149,6 +153,8 @@ class HostRouter:
         self._size_read = 0.0
         self._hosts: dict[int, Handle] = {}
         self._lanes: dict[tuple[str, str], _Lane] = {}
+        #: lane names are unique across routers (the hosts keep the lanes of every router that calls them)
+        self._lane_names = (f"{uuid.uuid4().hex[:12]}-{n}" for n in itertools.count())
 
     async def pool_size(self, refresh: bool = False) -> int:
         if refresh or not self._size or time.monotonic() - self._size_read > MEMBERSHIP_SECONDS:
@@ -169,48 +175,32 @@ class HostRouter:
         command: UserCommand[R],
         trace_context: dict[str, str] | None = None,
     ) -> R:
-        """``command`` run by the user's host (``UserHost.run``), in the order of this router's calls; if it
-        waits behind the user's earlier calls, what it embeds is embedded while it waits."""
-        lane = self._lanes.get((tenant_id, user_id))
-        ahead = (
-            asyncio.ensure_future(self._embed_ahead(tenant_id, user_id, command, trace_context))
-            if command.embeds and lane is not None and lane.calls
-            else None
-        )
-
-        async def send(host: Handle) -> R:
-            embedded = None if ahead is None else await ahead
-            response: R = await host.run.remote(tenant_id, user_id, command, trace_context, embedded)
-            return response
-
-        return await self.call(tenant_id, user_id, send)
-
-    async def _embed_ahead(
-        self, tenant_id: str, user_id: str, command: UserCommand[R], trace_context: dict[str, str] | None
-    ) -> Embedded | None:
-        """The vectors of the command's texts from the user's host, or None: the call then embeds them."""
-        try:
-            host = self._host(host_of(tenant_id, user_id, await self.pool_size()))
-            embedded: Embedded = await host.embed_ahead.remote(tenant_id, user_id, command, trace_context)
-            return embedded
-        except Exception as exc:  # the host restarting or resized: nothing is lost but the head start
-            log.debug("texts of %s not embedded ahead: %s", user_id, exc)
-            return None
-
-    async def call(self, tenant_id: str, user_id: str, send: Callable[[Handle], Awaitable[T]]) -> T:
-        """``send(host)`` calls one host method, e.g. ``lambda h: h.passivate_all.remote()``."""
+        """``command`` run by the user's host (``UserHost.run``), after the calls this router sent for the
+        user before it."""
         key = (tenant_id, user_id)
         lane = self._lanes.get(key)
         if lane is None:
-            lane = self._lanes[key] = _Lane()
-        lane.calls += 1
+            lane = self._lanes[key] = _Lane(next(self._lane_names))
+        seq = lane.next
+        lane.next += 1
+        lane.unanswered.add(seq)
+
+        async def send(host: Handle) -> R:
+            turn = Turn(lane.name, seq, min(lane.unanswered))  # a resend tells what has been answered since
+            response: R = await host.run.remote(tenant_id, user_id, command, trace_context, turn)
+            return response
+
         try:
-            async with lane.order:  # taken before any await: FIFO in the order calls were made
-                return await self._send(tenant_id, user_id, send)
+            return await self.call(tenant_id, user_id, send)
         finally:
-            lane.calls -= 1
-            if not lane.calls:
+            lane.unanswered.discard(seq)
+            if not lane.unanswered:
                 del self._lanes[key]
+
+    async def call(self, tenant_id: str, user_id: str, send: Callable[[Handle], Awaitable[T]]) -> T:
+        """``send(host)`` calls one method of the user's host, e.g. ``lambda h: h.passivate_all.remote()``,
+        resent while the host is down or the pool is being resized; not ordered with the user's calls."""
+        return await self._send(tenant_id, user_id, send)
 
     async def _send(self, tenant_id: str, user_id: str, send: Callable[[Handle], Awaitable[T]]) -> T:
         deadline = time.monotonic() + RETRY_SECONDS

@@ -149,9 +149,84 @@ async def measure(base: str, key: str, spans_file: Path, requests: int) -> dict:
     return out
 
 
+async def measure_under_load(
+    base: str, key: str, spans_file: Path, clients: int, users: int, seconds: float
+) -> dict:
+    """The mixed load (``clients`` closed-loop clients, 80 % recall / 20 % write, unique queries, over
+    ``users`` users), every request traced: each hop's p50 and p95, and the recalls split by whether they
+    waited behind the same user's earlier call (their trace holds ``host.embed_ahead``)."""
+    headers = {"X-API-Key": key}
+    sent: dict[str, dict[str, float]] = {"recall": {}, "write": {}}
+    client_ms: dict[str, dict[str, float]] = {"recall": {}, "write": {}}
+    limits = httpx.Limits(max_connections=clients * 2)
+    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
+        load = loadgen.Load(client, key)
+        names = [f"load{n}" for n in range(users)]
+        for user in names:
+            await asyncio.gather(*(loadgen.timed(load.write(user)) for _ in range(3)))
+        serial = iter(range(10**9))
+        deadline = time.perf_counter() + seconds
+
+        async def one() -> None:
+            n = next(serial)
+            user = load.rng.choice(names)
+            op = "write" if load.rng.random() < 0.2 else "recall"
+            if op == "recall":
+                path, body = f"/v1/users/{user}/recall", {"query": f"{loadgen.RECALL_QUERIES[n % 14]} #{n}"}
+            else:
+                path, body = f"/v1/users/{user}/turns", loadgen.write_body(load.rng, 1000 + n)
+            trace_id = secrets.token_hex(16)
+            traced = {**headers, "traceparent": f"00-{trace_id}-{secrets.token_hex(8)}-01"}
+            started_ns = time.time_ns()
+            began = time.perf_counter()
+            response = await client.post(path, json=body, headers=traced)
+            if response.status_code == 200:
+                sent[op][trace_id] = started_ns
+                client_ms[op][trace_id] = (time.perf_counter() - began) * 1000
+
+        async def worker() -> None:
+            while time.perf_counter() < deadline:
+                await one()
+
+        await asyncio.gather(*(worker() for _ in range(clients)))
+    await asyncio.sleep(3)  # the last spans reach the file
+    out = {}
+    for op, names_ in OPERATIONS.items():
+        traces = by_trace(spans_file, sent[op])
+        per_trace, waited, alone = [], [], []
+        for trace_id, spans in traces.items():
+            found = hops(spans, names_, client_ms[op][trace_id])
+            if found is None:
+                continue
+            per_trace.append(found)
+            total = client_ms[op][trace_id]
+            (waited if any(s["name"] == "host.embed_ahead" for s in spans) else alone).append(total)
+        out[op] = {
+            "traces": len(per_trace),
+            "per_second": round(len(client_ms[op]) / seconds, 1),
+            "client_p50_p95_ms": _p50_p95(list(client_ms[op].values())),
+            "waited_behind_the_user": {"n": len(waited), "p50_p95_ms": _p50_p95(waited)},
+            "did_not_wait": {"n": len(alone), "p50_p95_ms": _p50_p95(alone)},
+            "hops": {hop: _p50_p95([t[n] for t in per_trace]) for n, hop in enumerate(HOPS)},
+        }
+    return out
+
+
+def _p50_p95(values: list[float]) -> tuple[float | None, float | None]:
+    return (
+        None if not values else round(loadgen.percentile(values, 0.5) or 0, 1),
+        None if not values else round(loadgen.percentile(values, 0.95) or 0, 1),
+    )
+
+
 def report(name: str, figures: dict) -> str:
     lines = [f"## {name}"]
     for op, result in figures.items():
+        if "client_p50_p95_ms" in result:  # under load
+            lines.append(f"\n{op} under load: {json.dumps({k: v for k, v in result.items() if k != 'hops'})}")
+            lines.append("| hop | p50 ms | p95 ms |\n|---|---:|---:|")
+            lines.extend(f"| {hop} | {p50} | {p95} |" for hop, (p50, p95) in result["hops"].items())
+            continue
         lines.append(f"\n{op}: {result['traces']} traces, client p50 {result['client_p50_ms']} ms")
         lines.append("| span | starts at (ms after send, p50) | p50 ms | n |\n|---|---:|---:|---:|")
         for span_name, s in result["spans"].items():
@@ -166,6 +241,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tree", type=Path, action="append", help="source tree (default: this checkout)")
     parser.add_argument("--requests", type=int, default=40)
+    parser.add_argument("--clients", type=int, help="the mixed load with this many clients, traced")
+    parser.add_argument("--users", type=int, default=16, help="users of the mixed load")
+    parser.add_argument("--seconds", type=float, default=30.0, help="length of the mixed load")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--keep-spans", type=Path, help="copy each tree's span file here")
     args = parser.parse_args(argv)
@@ -176,7 +254,11 @@ def main(argv: list[str] | None = None) -> None:
             spans_file = Path(home) / "spans.jsonl"
             env = {"HERMES_TRACE_FILE": str(spans_file)}
             with stack(tree.resolve(), Path(home), env, print) as (base, key, _pid):
-                results[str(tree)] = asyncio.run(measure(base, key, spans_file, args.requests))
+                results[str(tree)] = asyncio.run(
+                    measure(base, key, spans_file, args.requests)
+                    if args.clients is None
+                    else measure_under_load(base, key, spans_file, args.clients, args.users, args.seconds)
+                )
             if args.keep_spans:
                 args.keep_spans.mkdir(parents=True, exist_ok=True)
                 shutil.copy(spans_file, args.keep_spans / f"{tree.resolve().name}.jsonl")

@@ -113,7 +113,7 @@ def test_an_idle_host_prepares_a_users_next_recall_after_a_write(one_host):
 
 def test_what_a_call_embeds_is_embedded_once_whether_it_waited_or_not(one_host):
     """A call sent alone embeds its texts itself; one sent while the user's previous call runs has them
-    embedded meanwhile (``UserHost.embed_ahead``), and the call uses those vectors. Either way each new query
+    embedded meanwhile by its host, and the call uses those vectors. Either way each new query
     and each of a write's candidates is embedded once, and a query the user asked lately not at all."""
     settings, store, host = one_host
     tenant_id, _ = new_tenant(store)
@@ -135,7 +135,7 @@ def test_what_a_call_embeds_is_embedded_once_whether_it_waited_or_not(one_host):
     user = "asker"
     written = WriteMemory(request=note(user, 0), request_id="w0")
     assert asyncio.run(embedded_by((user, [written]), (user, [recall(f"{user} 0")]))) == 2
-    # the second of each pair waits in its lane behind the first
+    # the second of each pair waits behind the first in the host
     pair = [recall(f"{user} 0 again"), recall(f"{user} 0 once more")]
     assert asyncio.run(embedded_by((user, pair), (user, [recall(f"{user} 0 once more")]))) == 2
     alone = asyncio.run(embedded_by(("writer", [WriteTurns(request=turns, request_id="t")])))
