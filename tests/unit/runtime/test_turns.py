@@ -42,7 +42,8 @@ def test_calls_take_the_mailbox_in_their_lanes_order_whatever_order_they_arrive_
 ):
     # the lane's first calls were answered before the others were sent (elsewhere, or before a restart):
     # the host never sees them, and the others carry them as answered (``low``)
-    turns_sent = [Turn("lane", seq, answered_before) for seq in range(answered_before, answered_before + calls)]
+    numbers = range(answered_before, answered_before + calls)
+    turns_sent = [Turn("lane", seq, answered_before) for seq in numbers]
     order = list(turns_sent)
     arrival.shuffle(order)
 
