@@ -200,9 +200,6 @@ class HostRouter:
     async def call(self, tenant_id: str, user_id: str, send: Callable[[Handle], Awaitable[T]]) -> T:
         """``send(host)`` calls one method of the user's host, e.g. ``lambda h: h.passivate_all.remote()``,
         resent while the host is down or the pool is being resized; not ordered with the user's calls."""
-        return await self._send(tenant_id, user_id, send)
-
-    async def _send(self, tenant_id: str, user_id: str, send: Callable[[Handle], Awaitable[T]]) -> T:
         deadline = time.monotonic() + RETRY_SECONDS
         delay = 0.05
         refresh = False
