@@ -74,8 +74,10 @@ NOTHING_EMBEDDED = Embedded()
 #: a call waits this long at most for an earlier call of its lane that never comes (its router gave up on
 #: it: ``actors.runtime.pool.RETRY_SECONDS``), then goes on
 TURN_PATIENCE_SECONDS = 75.0
-#: a lane no call has used for this long is forgotten (a call of it that comes later waits out its patience)
-TURN_LANE_IDLE_SECONDS = 600.0
+#: a lane no call has used for this long is forgotten: longer than a router resends a call (60 s), so every
+#: call of a lane arrives while the lane is known. Most calls open a lane of their own (their user had no
+#: other call unanswered), so at ~120 calls a second a host holds a few thousand lanes of ~300 bytes
+TURN_LANE_IDLE_SECONDS = 120.0
 #: activation latencies kept for the p50 / p95 figures
 LATENCY_WINDOW = 256
 
