@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import secrets
@@ -103,6 +104,23 @@ def hops(spans: list[dict], names: tuple[str, str, str, str], client_ms: float) 
     ]
 
 
+async def traced_post(
+    client: httpx.AsyncClient, headers: dict[str, str], load: loadgen.Load, op: str, user: str, n: int
+) -> tuple[str, int, float, httpx.Response]:
+    """The ``user``'s ``n``-th request of ``op`` (a recall with a unique query, or a one-turn write), in a
+    trace of its own: (trace id, send time in ns, client ms, response)."""
+    trace_id = secrets.token_hex(16)
+    traced = {**headers, "traceparent": f"00-{trace_id}-{secrets.token_hex(8)}-01"}
+    if op == "recall":
+        path, body = f"/v1/users/{user}/recall", {"query": f"{loadgen.RECALL_QUERIES[n % 14]} #{n}"}
+    else:
+        path, body = f"/v1/users/{user}/turns", loadgen.write_body(load.rng, 1000 + n)
+    started_ns = time.time_ns()
+    began = time.perf_counter()
+    response = await client.post(path, json=body, headers=traced)
+    return trace_id, started_ns, (time.perf_counter() - began) * 1000, response
+
+
 async def measure(base: str, key: str, spans_file: Path, requests: int) -> dict:
     headers = {"X-API-Key": key}
     sent: dict[str, dict[str, float]] = {"recall": {}, "write": {}}
@@ -113,19 +131,11 @@ async def measure(base: str, key: str, spans_file: Path, requests: int) -> dict:
             await loadgen.timed(load.write("hops"))
         for op in ("recall", "write"):
             for n in range(requests + 3):
-                trace_id = secrets.token_hex(16)
-                traced = {**headers, "traceparent": f"00-{trace_id}-{secrets.token_hex(8)}-01"}
-                if op == "recall":
-                    path, body = "/v1/users/hops/recall", {"query": f"{loadgen.RECALL_QUERIES[n % 14]} #{n}"}
-                else:
-                    path, body = "/v1/users/hops/turns", loadgen.write_body(load.rng, 1000 + n)
-                started_ns = time.time_ns()
-                began = time.perf_counter()
-                response = await client.post(path, json=body, headers=traced)
+                trace_id, started_ns, ms, response = await traced_post(client, headers, load, op, "hops", n)
                 response.raise_for_status()
                 if n >= 3:  # the first few warm the path
                     sent[op][trace_id] = started_ns
-                    client_ms[op][trace_id] = (time.perf_counter() - began) * 1000
+                    client_ms[op][trace_id] = ms
     await asyncio.sleep(3)  # the last spans reach the file
     out = {}
     for op, names in OPERATIONS.items():
@@ -171,29 +181,19 @@ async def measure_under_load(
         names = [f"load{n}" for n in range(users)]
         for user in names:
             await asyncio.gather(*(loadgen.timed(load.write(user)) for _ in range(3)))
-        serial = iter(range(10**9))
+        serial = itertools.count()
         deadline = time.perf_counter() + seconds
-
-        async def one() -> None:
-            n = next(serial)
-            user = load.rng.choice(names)
-            op = "write" if load.rng.random() < 0.2 else "recall"
-            if op == "recall":
-                path, body = f"/v1/users/{user}/recall", {"query": f"{loadgen.RECALL_QUERIES[n % 14]} #{n}"}
-            else:
-                path, body = f"/v1/users/{user}/turns", loadgen.write_body(load.rng, 1000 + n)
-            trace_id = secrets.token_hex(16)
-            traced = {**headers, "traceparent": f"00-{trace_id}-{secrets.token_hex(8)}-01"}
-            started_ns = time.time_ns()
-            began = time.perf_counter()
-            response = await client.post(path, json=body, headers=traced)
-            if response.status_code == 200:
-                sent[op][trace_id] = started_ns
-                client_ms[op][trace_id] = (time.perf_counter() - began) * 1000
 
         async def worker() -> None:
             while time.perf_counter() < deadline:
-                await one()
+                user = load.rng.choice(names)
+                op = "write" if load.rng.random() < 0.2 else "recall"
+                trace_id, started_ns, ms, response = await traced_post(
+                    client, headers, load, op, user, next(serial)
+                )
+                if response.status_code == 200:
+                    sent[op][trace_id] = started_ns
+                    client_ms[op][trace_id] = ms
 
         await asyncio.gather(*(worker() for _ in range(clients)))
     await asyncio.sleep(3)  # the last spans reach the file
