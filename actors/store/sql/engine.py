@@ -115,14 +115,28 @@ def _switch_to_wal(cursor: Any) -> None:
             time.sleep(0.005)
 
 
-def scrub_sqlite_log(engine: Engine) -> None:
+def scrub_sqlite_log(engine: Engine) -> bool:
     """Copy every page into the database file and empty the write-ahead log: older page versions in the
-    WAL still hold what was just deleted. Best effort: a reader still on an old snapshot keeps its frames
-    until the next scrub or the last connection's close, which checkpoints too."""
+    WAL, and the file's own pages until they are copied over, still hold what was just deleted.
+
+    A checkpoint that finds another one running (an auto-checkpoint after some other commit, another
+    host's scrub) gives up at once without calling the busy handler, and one that finds a reader on an
+    older snapshot stops short; so this one is retried until it completes, for as long as the busy timeout.
+    Returns whether it completed; if not, the next scrub or the last connection's close finishes it."""
     if engine.dialect.name != "sqlite":
-        return
+        return True
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    pause = 0.002
     with engine.connect() as connection:
-        connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        while True:
+            # one row: (1 if it could not finish, frames in the log, frames copied into the file)
+            busy = connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").scalar_one()
+            if not busy:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
 
 
 def _sqlstate(error: sa_exc.DBAPIError) -> str | None:

@@ -10,6 +10,7 @@ records), ``commit`` (one change set, all or nothing), ``forget`` (erasure and t
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -54,6 +55,8 @@ from schemas.enums import ACTIVE_STATES, HISTORY_STATES, AlertStatus, Layer, Sta
 from schemas.errors import ConcurrentUpdate, InvalidInput, NotFound
 from schemas.ids import check_tenant_id, check_user_id
 from schemas.settings import GatePolicy, HermesSettings
+
+log = logging.getLogger(__name__)
 
 #: item reads select the table, not the mapped class: plain rows, no identity map
 _ITEMS = MemoryItemRow.__table__
@@ -620,4 +623,5 @@ class MemoryStore:
 
     def _scrub(self) -> None:
         with translated_errors("scrub"):
-            scrub_sqlite_log(self._engine)
+            if not scrub_sqlite_log(self._engine):
+                log.warning("SQLite's log could not be scrubbed within the busy timeout; the next scrub will")
