@@ -132,7 +132,7 @@ def pool_actor(settings: HermesSettings) -> Handle:
     ).remote(settings.model_dump_json(), size)
 
 
-class _Lane:
+class _SentLane:
     """A user's calls sent by this router and not yet answered."""
 
     __slots__ = ("name", "next", "unanswered")
@@ -152,7 +152,7 @@ class HostRouter:
         self._size = 0
         self._size_read = 0.0
         self._hosts: dict[int, Handle] = {}
-        self._lanes: dict[tuple[str, str], _Lane] = {}
+        self._lanes: dict[tuple[str, str], _SentLane] = {}
         #: lane names are unique across routers (the hosts keep the lanes of every router that calls them)
         self._lane_names = (f"{uuid.uuid4().hex[:12]}-{n}" for n in itertools.count())
 
@@ -180,7 +180,7 @@ class HostRouter:
         key = (tenant_id, user_id)
         lane = self._lanes.get(key)
         if lane is None:
-            lane = self._lanes[key] = _Lane(next(self._lane_names))
+            lane = self._lanes[key] = _SentLane(next(self._lane_names))
         seq = lane.next
         lane.next += 1
         lane.unanswered.add(seq)

@@ -34,7 +34,9 @@ class Turn:
 
 
 @dataclass(slots=True)
-class _Lane:
+class _ArrivingLane:
+    """A lane as the host sees it: the calls of one router's lane that have arrived here and wait their turn."""
+
     #: every call of the lane numbered below ``next`` has passed (or finished before the host saw it)
     next: int
     waiters: dict[int, asyncio.Future[None]] = field(default_factory=dict)
@@ -46,7 +48,7 @@ class Turnstile:
 
     def __init__(self, patience: float):
         self.patience = patience
-        self._lanes: dict[str, _Lane] = {}
+        self._lanes: dict[str, _ArrivingLane] = {}
 
     def ready(self, turn: Turn) -> bool:
         """Whether ``turn`` would pass now."""
@@ -57,7 +59,7 @@ class Turnstile:
         """Until every call of the lane before ``turn``, from its ``low``, passed; ``patience`` at most."""
         lane = self._lanes.get(turn.lane)
         if lane is None:
-            lane = self._lanes[turn.lane] = _Lane(turn.low)
+            lane = self._lanes[turn.lane] = _ArrivingLane(turn.low)
         lane.used = time.monotonic()
         self._advance(lane, turn.low)
         if lane.next >= turn.seq:
@@ -89,7 +91,7 @@ class Turnstile:
         return len(self._lanes)
 
     @staticmethod
-    def _advance(lane: _Lane, to: int) -> None:
+    def _advance(lane: _ArrivingLane, to: int) -> None:
         if to <= lane.next:
             return
         lane.next = to
