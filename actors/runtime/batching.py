@@ -8,13 +8,17 @@ turn it already answered. The worker takes every waiting query in one call, then
 ``PASSAGE_CHUNK_TEXTS`` passages, then the queries that came meanwhile, and so on: a query waits for at most
 one chunk of passages, and passages are never starved by a stream of queries (one chunk per turn). A call
 with more passages than a chunk is embedded over several turns and answered when its last chunk is done.
+
+Except for passages a read waits on. A recall queued behind its user's write waits for that write's
+passages however soon its own query is embedded; so the host ``hurry``-s them (their owner is the user):
+they go before everything else, as if they were the query's (priority inheritance).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Literal
@@ -36,6 +40,8 @@ PASSAGE_CHUNK_TEXTS = 1
 @dataclass(slots=True)
 class _Request:
     texts: list[str]
+    #: whose texts they are (a host's user), so that a call of theirs that waits can hurry them
+    owner: Hashable | None = None
     done: Future[np.ndarray] = field(default_factory=Future)
     #: texts handed to the model so far, and their vectors (a passage call may span several model calls)
     taken: int = 0
@@ -58,6 +64,7 @@ class BatchingEmbedder:
         self.model_calls = 0
         self.texts = 0
         self._waiting: dict[Mode, deque[_Request]] = {"query": deque(), "passage": deque()}
+        self._hurried: deque[_Request] = deque()  # passages a waiting read depends on
         self._arrived = threading.Condition()
         self._worker = threading.Thread(target=self._run, name="embedder", daemon=True)
         self._worker.start()
@@ -68,9 +75,21 @@ class BatchingEmbedder:
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return self.submit("query", texts).result()
 
-    def submit(self, mode: Mode, texts: Sequence[str]) -> Future[np.ndarray]:
+    def owned_by(self, owner: Hashable) -> OwnedEmbedder:
+        """The ``Embedder`` protocol for ``owner``'s calls: what they submit can be hurried."""
+        return OwnedEmbedder(self, owner)
+
+    def hurry(self, owner: Hashable) -> None:
+        """``owner``'s waiting passages go before everything else that waits."""
+        with self._arrived:
+            passages = self._waiting["passage"]
+            if any(r.owner == owner for r in passages):
+                self._hurried.extend(r for r in passages if r.owner == owner)
+                self._waiting["passage"] = deque(r for r in passages if r.owner != owner)
+
+    def submit(self, mode: Mode, texts: Sequence[str], owner: Hashable | None = None) -> Future[np.ndarray]:
         """Queue ``texts``; the future answers their vectors (an event loop awaits it with no thread)."""
-        request = _Request(list(texts))
+        request = _Request(list(texts), owner)
         if not texts:
             request.done.set_result(np.zeros((0, self.dim), dtype=np.float32))
             return request.done
@@ -83,11 +102,16 @@ class BatchingEmbedder:
         passages_next = False  # after a call of queries, passages have their turn
         while True:
             with self._arrived:
-                while not any(self._waiting.values()):
+                while not (self._hurried or any(self._waiting.values())):
                     self._arrived.wait()
                 queries, passages = self._waiting["query"], self._waiting["passage"]
                 mode: Mode = "passage" if passages and (passages_next or not queries) else "query"
-                pieces = _take(passages, PASSAGE_CHUNK_TEXTS) if mode == "passage" else _take(queries)
+                if self._hurried:
+                    mode, pieces = "passage", _take(self._hurried, PASSAGE_CHUNK_TEXTS)
+                elif mode == "passage":
+                    pieces = _take(passages, PASSAGE_CHUNK_TEXTS)
+                else:
+                    pieces = _take(queries)
             if pieces:
                 self._embed(pieces, mode)
             passages_next = mode == "query"
@@ -133,3 +157,18 @@ def _take(waiting: deque[_Request], limit: int = MAX_BATCH_TEXTS) -> list[_Piece
         if stop == len(request.texts):
             waiting.popleft()
     return pieces
+
+
+class OwnedEmbedder:
+    """A shared ``BatchingEmbedder`` as one owner's ``Embedder``."""
+
+    __slots__ = ("dim", "owner", "shared")
+
+    def __init__(self, shared: BatchingEmbedder, owner: Hashable):
+        self.shared, self.owner, self.dim = shared, owner, shared.dim
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return self.shared.submit("passage", texts, self.owner).result()
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.shared.submit("query", texts, self.owner).result()

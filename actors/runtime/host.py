@@ -35,7 +35,7 @@ from pydantic import BaseModel
 
 from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, span
-from actors.app.commands import UserCommand
+from actors.app.commands import Effect, UserCommand
 from actors.app.service import Embedded, UserMemoryService
 from actors.core.extraction import make_extractor
 from actors.language.tokens import load_segmenter
@@ -201,9 +201,10 @@ class UserHost:
         try:
             meanwhile = None
             try:
-                if command.embeds and (
-                    resident.mailbox.locked() or (turn is not None and not self._turns.ready(turn))
-                ):
+                waits = resident.mailbox.locked() or (turn is not None and not self._turns.ready(turn))
+                if waits and command.effect is Effect.READS:
+                    self.embedder.hurry(key)  # the call it waits behind may be a write still embedding
+                if waits and command.embeds:
                     meanwhile = asyncio.ensure_future(self._embed_meanwhile(key, command, trace_context))
                 if turn is not None:
                     await self._turns.wait(turn)
@@ -245,7 +246,10 @@ class UserHost:
             queries = [q for q in texts.queries if service is None or service.cached_query(q) is None]
             passages = list(texts.passages)
             with attached(trace_context), span("host.embed_ahead", texts=len(queries) + len(passages)):
-                asked = self.embedder.submit("query", queries), self.embedder.submit("passage", passages)
+                asked = (
+                    self.embedder.submit("query", queries, key),
+                    self.embedder.submit("passage", passages, key),
+                )
                 query_vectors, passage_vectors = [await asyncio.wrap_future(f) for f in asked]
         except Exception as exc:
             log.debug("%s: texts of %s not embedded ahead: %s", self.name, key[1], exc)
@@ -369,7 +373,7 @@ class UserHost:
                 service = UserMemoryService(
                     *key,
                     store=self.store,
-                    embedder=self.embedder,
+                    embedder=self.embedder.owned_by(key),
                     policy=self._policy(key[0]),
                     extractor=self.extractor,
                     reader=self.reader,

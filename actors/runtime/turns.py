@@ -35,7 +35,7 @@ class Turn:
 
 @dataclass(slots=True)
 class _ArrivingLane:
-    """A lane as the host sees it: the calls of one router's lane that have arrived here and wait their turn."""
+    """A lane as the host sees it: the calls of a router's lane that arrived here and wait their turn."""
 
     #: every call of the lane numbered below ``next`` has passed (or finished before the host saw it)
     next: int

@@ -1,5 +1,6 @@
 """The batching embedder's schedule: concurrent calls share model calls, each caller gets its own texts'
-vectors, a query waits for at most one chunk of passages, and passages are never starved by queries.
+vectors, a query waits for at most one chunk of passages, passages are never starved by queries, and the
+passages a waiting read depends on are hurried before everything else.
 
 Arrivals are placed deterministically: the model holds each call until the calls scripted to arrive during it
 are queued (read off the embedder's queues, never a sleep), so a schedule replays exactly."""
@@ -171,6 +172,58 @@ def test_a_stream_of_queries_does_not_starve_passages():
     modes = [call.mode for call in model.calls]
     # the first question's call, then the passages in three chunks, each after one call of queries
     assert modes[:7] == ["query", "passage", "query", "passage", "query", "passage", "query"]
+
+
+class HeldModel:
+    """Logs every model call and holds the first one until released, so the calls behind it queue up."""
+
+    def __init__(self) -> None:
+        self.dim = DIM
+        self.calls: list[tuple[str, list[str]]] = []
+        self.release = threading.Event()
+
+    def _call(self, mode: str, texts: list[str]) -> None:
+        self.calls.append((mode, list(texts)))
+        if len(self.calls) == 1:
+            assert self.release.wait(30)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        self._call("passage", texts)
+        return REFERENCE.embed_passages(texts)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        self._call("query", texts)
+        return REFERENCE.embed_queries(texts)
+
+
+def test_hurried_passages_go_before_queries_and_other_passages():
+    model = HeldModel()
+    batching = BatchingEmbedder(model)
+    first = batching.submit("passage", ["the first turn"])
+    wait_until(lambda: len(model.calls) == 1)  # the worker is inside the first call
+    alices_turn = texts("alice's turn", 2 * PASSAGE_CHUNK_TEXTS + 1)
+    alices: list[np.ndarray] = []
+    alice = batching.owned_by("alice")
+    writer = threading.Thread(target=lambda: alices.append(alice.embed_passages(alices_turn)))
+    writer.start()  # as a host's user service embeds a write's passages
+    wait_until(lambda: queued(batching) == 1)
+    bobs = batching.submit("passage", ["bob's turn"], owner="bob")
+    question = batching.submit("query", ["carol's question"], owner="carol")
+    batching.hurry("alice")  # alice's recall waits behind her write
+    batching.hurry("dave")  # nothing of dave's waits: nothing moves
+    model.release.set()
+    writer.join(30)
+    for future in (first, bobs, question):
+        future.result(30)
+    step = PASSAGE_CHUNK_TEXTS
+    chunks = [alices_turn[n : n + step] for n in range(0, len(alices_turn), step)]
+    assert model.calls == [
+        ("passage", ["the first turn"]),
+        *[("passage", chunk) for chunk in chunks],  # before the query that came before the hurry
+        ("query", ["carol's question"]),
+        ("passage", ["bob's turn"]),
+    ]
+    assert np.allclose(alices[0], REFERENCE.embed_passages(alices_turn))
 
 
 @st.composite
