@@ -214,7 +214,7 @@ class UserHost:
                     self._turns.passed(turn)
             try:
                 if not self._serves(tenant_id, user_id):  # the pool was resized while the call waited
-                    raise WrongHost(f"user {user_id!r} moved away from {self.name}", self.pool_size)
+                    raise self._moved_away(user_id)
                 embedded = NOTHING_EMBEDDED if meanwhile is None else await meanwhile
                 return await asyncio.to_thread(self._run, key, resident, trace_context, command, embedded)
             finally:
@@ -354,10 +354,12 @@ class UserHost:
                     resident.service = None
                     self._refresh_pool_size()
                     if attempt == 2 or not self._serves(*key):
-                        raise WrongHost(
-                            f"user {key[1]!r} moved away from {self.name}", self.pool_size
-                        ) from None
+                        raise self._moved_away(key[1]) from None
         raise AssertionError("unreachable")
+
+    def _moved_away(self, user_id: str) -> WrongHost:
+        """For a call that found its user gone to another host while it waited or ran."""
+        return WrongHost(f"user {user_id!r} moved away from {self.name}", self.pool_size)
 
     def _current(self, key: UserKey, resident: _Resident) -> UserMemoryService:
         """The user's service, activated if needed, and reloaded if another claimant took the user over."""
