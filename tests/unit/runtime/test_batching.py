@@ -46,12 +46,28 @@ def queued(batching: BatchingEmbedder) -> int:
     return sum(len(waiting) for waiting in batching._waiting.values())
 
 
-class ScriptedModel:
+class ReferenceModel:
+    """The reference vectors, every model call seen first by ``_call``."""
+
+    dim = DIM
+
+    def _call(self, mode: str, texts: list[str]) -> None:
+        raise NotImplementedError
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        self._call("passage", texts)
+        return REFERENCE.embed_passages(texts)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        self._call("query", texts)
+        return REFERENCE.embed_queries(texts)
+
+
+class ScriptedModel(ReferenceModel):
     """Logs every model call; during call n, submits the arrivals scripted for it (each from its own thread,
     in the order of the script) and returns once they are all queued."""
 
     def __init__(self, script: dict[int, list[int]], arrivals: list[Arrival]):
-        self.dim = DIM
         self.script, self.arrivals = script, arrivals
         self.calls: list[Call] = []
         self.results: dict[int, np.ndarray] = {}
@@ -79,14 +95,6 @@ class ScriptedModel:
             before = queued(batching)
             self.submit(index)
             wait_until(lambda before=before: queued(batching) > before)
-
-    def embed_passages(self, texts: list[str]) -> np.ndarray:
-        self._call("passage", texts)
-        return REFERENCE.embed_passages(texts)
-
-    def embed_queries(self, texts: list[str]) -> np.ndarray:
-        self._call("query", texts)
-        return REFERENCE.embed_queries(texts)
 
 
 def run_script(first: Arrival, script: dict[int, list[Arrival]]) -> tuple[ScriptedModel, list[Arrival]]:
@@ -174,11 +182,10 @@ def test_a_stream_of_queries_does_not_starve_passages():
     assert modes[:7] == ["query", "passage", "query", "passage", "query", "passage", "query"]
 
 
-class HeldModel:
+class HeldModel(ReferenceModel):
     """Logs every model call and holds the first one until released, so the calls behind it queue up."""
 
     def __init__(self) -> None:
-        self.dim = DIM
         self.calls: list[tuple[str, list[str]]] = []
         self.release = threading.Event()
 
@@ -186,14 +193,6 @@ class HeldModel:
         self.calls.append((mode, list(texts)))
         if len(self.calls) == 1:
             assert self.release.wait(30)
-
-    def embed_passages(self, texts: list[str]) -> np.ndarray:
-        self._call("passage", texts)
-        return REFERENCE.embed_passages(texts)
-
-    def embed_queries(self, texts: list[str]) -> np.ndarray:
-        self._call("query", texts)
-        return REFERENCE.embed_queries(texts)
 
 
 def test_hurried_passages_go_before_queries_and_other_passages():
