@@ -9,9 +9,11 @@ turn it already answered. The worker takes every waiting query in one call, then
 one chunk of passages, and passages are never starved by a stream of queries (one chunk per turn). A call
 with more passages than a chunk is embedded over several turns and answered when its last chunk is done.
 
-Except for passages a read waits on. A recall queued behind its user's write waits for that write's
-passages however soon its own query is embedded; so the host ``hurry``-s them (their owner is the user):
-they go before everything else, as if they were the query's (priority inheritance).
+Passages a read waits on go first among passages. A recall queued behind its user's write waits for that
+write's passages however soon its own query is embedded; so the host ``hurry``-s them (their owner is the
+user) to the head of the passages. They still take the passages' turns, after a call of queries: putting
+them before the queries too was measured, and it took from the other users' recalls what it gave this
+one (docs/benchmarks.md, eleventh round).
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ class BatchingEmbedder:
         return OwnedEmbedder(self, owner)
 
     def hurry(self, owner: Hashable) -> None:
-        """``owner``'s waiting passages go before everything else that waits."""
+        """``owner``'s waiting passages go before every other passage that waits."""
         with self._arrived:
             passages = self._waiting["passage"]
             if any(r.owner == owner for r in passages):
@@ -104,14 +106,9 @@ class BatchingEmbedder:
             with self._arrived:
                 while not (self._hurried or any(self._waiting.values())):
                     self._arrived.wait()
-                queries, passages = self._waiting["query"], self._waiting["passage"]
+                queries, passages = self._waiting["query"], self._hurried or self._waiting["passage"]
                 mode: Mode = "passage" if passages and (passages_next or not queries) else "query"
-                if self._hurried:
-                    mode, pieces = "passage", _take(self._hurried, PASSAGE_CHUNK_TEXTS)
-                elif mode == "passage":
-                    pieces = _take(passages, PASSAGE_CHUNK_TEXTS)
-                else:
-                    pieces = _take(queries)
+                pieces = _take(passages, PASSAGE_CHUNK_TEXTS) if mode == "passage" else _take(queries)
             if pieces:
                 self._embed(pieces, mode)
             passages_next = mode == "query"

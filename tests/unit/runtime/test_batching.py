@@ -1,6 +1,6 @@
 """The batching embedder's schedule: concurrent calls share model calls, each caller gets its own texts'
 vectors, a query waits for at most one chunk of passages, passages are never starved by queries, and the
-passages a waiting read depends on are hurried before everything else.
+passages a waiting read depends on are hurried before the other passages.
 
 Arrivals are placed deterministically: the model holds each call until the calls scripted to arrive during it
 are queued (read off the embedder's queues, never a sleep), so a schedule replays exactly."""
@@ -195,18 +195,18 @@ class HeldModel(ReferenceModel):
             assert self.release.wait(30)
 
 
-def test_hurried_passages_go_before_queries_and_other_passages():
+def test_hurried_passages_go_before_other_passages_and_after_waiting_queries():
     model = HeldModel()
     batching = BatchingEmbedder(model)
     first = batching.submit("passage", ["the first turn"])
     wait_until(lambda: len(model.calls) == 1)  # the worker is inside the first call
+    bobs = batching.submit("passage", ["bob's turn"], owner="bob")
     alices_turn = texts("alice's turn", 2 * PASSAGE_CHUNK_TEXTS + 1)
     alices: list[np.ndarray] = []
     alice = batching.owned_by("alice")
     writer = threading.Thread(target=lambda: alices.append(alice.embed_passages(alices_turn)))
     writer.start()  # as a host's user service embeds a write's passages
-    wait_until(lambda: queued(batching) == 1)
-    bobs = batching.submit("passage", ["bob's turn"], owner="bob")
+    wait_until(lambda: queued(batching) == 2)
     question = batching.submit("query", ["carol's question"], owner="carol")
     batching.hurry("alice")  # alice's recall waits behind her write
     batching.hurry("dave")  # nothing of dave's waits: nothing moves
@@ -218,8 +218,8 @@ def test_hurried_passages_go_before_queries_and_other_passages():
     chunks = [alices_turn[n : n + step] for n in range(0, len(alices_turn), step)]
     assert model.calls == [
         ("passage", ["the first turn"]),
-        *[("passage", chunk) for chunk in chunks],  # before the query that came before the hurry
-        ("query", ["carol's question"]),
+        ("query", ["carol's question"]),  # queries keep their priority
+        *[("passage", chunk) for chunk in chunks],  # before bob's, which was queued first
         ("passage", ["bob's turn"]),
     ]
     assert np.allclose(alices[0], REFERENCE.embed_passages(alices_turn))
