@@ -85,8 +85,9 @@ class BatchingEmbedder:
         """``owner``'s waiting passages go before every other passage that waits."""
         with self._arrived:
             passages = self._waiting["passage"]
-            if any(r.owner == owner for r in passages):
-                self._hurried.extend(r for r in passages if r.owner == owner)
+            theirs = [r for r in passages if r.owner == owner]
+            if theirs:
+                self._hurried.extend(theirs)
                 self._waiting["passage"] = deque(r for r in passages if r.owner != owner)
 
     def submit(self, mode: Mode, texts: Sequence[str], owner: Hashable | None = None) -> Future[np.ndarray]:

@@ -104,15 +104,13 @@ def _switch_to_wal(cursor: Any) -> None:
     SQLite does not call the busy handler while it changes the journal mode, so openers racing on a new file
     fail at once with "database is locked" while one of them switches it; they wait here for that one
     instead, as long as the busy timeout would have let them."""
-    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
-    while True:
+    for last in _busy_attempts():
         try:
             cursor.execute("PRAGMA journal_mode=WAL")
             return
         except sqlite3.OperationalError as error:
-            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or last:
                 raise
-            time.sleep(0.005)
 
 
 def scrub_sqlite_log(engine: Engine) -> bool:
@@ -125,18 +123,24 @@ def scrub_sqlite_log(engine: Engine) -> bool:
     Returns whether it completed; if not, the next scrub or the last connection's close finishes it."""
     if engine.dialect.name != "sqlite":
         return True
+    with engine.connect() as connection:
+        for _ in _busy_attempts():
+            # one row: (1 if it could not finish, frames in the log, frames copied into the file)
+            if not connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").scalar_one():
+                return True
+    return False
+
+
+def _busy_attempts() -> Iterator[bool]:
+    """For what SQLite does not call the busy handler for: one attempt after another, a pause growing from
+    2 to 100 ms between them, for as long as the busy timeout; each says whether it is the last."""
     deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
     pause = 0.002
-    with engine.connect() as connection:
-        while True:
-            # one row: (1 if it could not finish, frames in the log, frames copied into the file)
-            busy = connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)").scalar_one()
-            if not busy:
-                return True
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(pause)
-            pause = min(pause * 2, 0.1)
+    while time.monotonic() < deadline:
+        yield False
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
+    yield True
 
 
 def _sqlstate(error: sa_exc.DBAPIError) -> str | None:
