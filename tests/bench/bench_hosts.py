@@ -441,6 +441,7 @@ def main(argv: list[str] | None = None) -> None:
         metavar="NAME:VAR=VALUE[,VAR=VALUE]",
         help="also run this checkout with these environment variables, e.g. spin:HERMES_EMBEDDER_SPIN=true",
     )
+    parser.add_argument("--mixed-users", type=int, help="users of the mixed load (16 quick, 64 otherwise)")
     parser.add_argument("--churn-users", type=int)
     parser.add_argument(
         "--long-history", type=int, default=0, help="LoCoMo turns of history for the long user's phase"
@@ -448,6 +449,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     plan = QUICK if args.quick else Plan()
+    if args.mixed_users:
+        plan = replace(plan, mixed_users=args.mixed_users)
     if args.churn_users:
         plan = replace(plan, churn_users=args.churn_users)
     if args.long_history:
