@@ -64,25 +64,38 @@ def marker(finding: str) -> str:
 Span = tuple[int, int, str]
 
 
+@dataclass(slots=True)
+class _Group:
+    """Overlapping spans, replaced by one marker named by the longest of them."""
+
+    start: int
+    end: int
+    finding: str
+    named_by: int  # the length of the span that named it
+
+    def absorb(self, start: int, end: int, finding: str) -> None:
+        longer = end - start > self.named_by
+        if longer or (end - start == self.named_by and self.finding == RANDOM):
+            self.finding, self.named_by = finding, end - start
+        self.end = max(self.end, end)
+
+
 def _splice(text: str, spans: list[Span]) -> tuple[str, list[str]]:
     """``text`` with each group of overlapping spans replaced by one marker, named by the group's longest
     span (a phone number inside a card number is the card; a checked number before a random-looking run of
     the same length), and the findings in order."""
-    merged: list[list[int | str]] = []  # [start, end, finding, length of the span that named it]
+    groups: list[_Group] = []
     for start, end, finding in sorted(spans):
-        if merged and start < int(merged[-1][1]):
-            group = merged[-1]
-            if end - start > int(group[3]) or (end - start == group[3] and group[2] == RANDOM):
-                group[2], group[3] = finding, end - start
-            group[1] = max(int(group[1]), end)
+        if groups and start < groups[-1].end:
+            groups[-1].absorb(start, end, finding)
         else:
-            merged.append([start, end, finding, end - start])
+            groups.append(_Group(start, end, finding, end - start))
     pieces, last, findings = [], 0, []
-    for start, end, finding, _ in merged:
-        pieces += [text[last : int(start)], marker(str(finding))]
-        last = int(end)
-        if finding not in findings:
-            findings.append(str(finding))
+    for group in groups:
+        pieces += [text[last : group.start], marker(group.finding)]
+        last = group.end
+        if group.finding not in findings:
+            findings.append(group.finding)
     pieces.append(text[last:])
     return "".join(pieces), findings
 
