@@ -44,8 +44,8 @@ from actors.language.redaction import (
     addressed_to_assistant,
     neutralize_injection,
     plain_value,
-    redact,
 )
+from actors.language.safety.secrets import redact
 from actors.language.understanding.reader import SemanticReader
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore

@@ -42,9 +42,9 @@ from actors.language.redaction import (
     neutralize_injection,
     order_parts,
     plain_value,
-    redact,
 )
 from actors.language.rules import Finding, fact, object_phrase
+from actors.language.safety.secrets import redact
 from actors.language.segments import Clause, Sentence, segment
 from actors.language.tokens import content_units, word_count
 from actors.language.understanding.reader import READER_CONFIDENCE

@@ -1,0 +1,1 @@
+"""What must never be stored: secrets and identifiers (``secrets``), invisible characters (``invisible``)."""
