@@ -19,6 +19,8 @@ MAX_TURNS_PER_BATCH = 200
 MAX_REASON_CHARS = 1000
 MAX_QUERY_CHARS = 2000
 MAX_VALUE_CHARS = 500
+#: most memories one page of a listing holds
+MAX_PAGE = 500
 
 
 def _as_utc(value: datetime | None) -> datetime | None:
@@ -76,19 +78,21 @@ class WriteMemoryRequest(_Request):
 
 
 class RecallRequest(_Request):
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
-    k: int = Field(8, ge=1, le=50)
-    session_id: SessionId | None = None
+    query: str = Field(
+        min_length=1, max_length=MAX_QUERY_CHARS, description="what to remember, in plain words"
+    )
+    k: int = Field(8, ge=1, le=50, description="how many memories at most (1-50)")
+    session_id: SessionId | None = Field(None, description="the current session, if any")
     include_archive: bool = True
 
 
 class StartSessionRequest(_Request):
-    session_id: SessionId
-    budget_chars: int | None = Field(None, ge=200, le=20000)
+    session_id: SessionId = Field(description="the conversation's session id (the agent's own)")
+    budget_chars: int | None = Field(None, ge=200, le=20000, description="snapshot size (200-20000)")
 
 
 class ConfirmRequest(_Request):
-    session_id: SessionId | None = None
+    session_id: SessionId | None = Field(None, description="the session the user affirmed it in")
     reason: Reason = ""
 
 
@@ -97,18 +101,35 @@ class FreezeRequest(_Request):
 
 
 class UnfreezeRequest(_Request):
-    reason: RequiredReason
-    dialog_id: DialogId
+    reason: RequiredReason = Field(description="why; required, kept in the audit trail")
+    dialog_id: DialogId = Field(description="the turn that asked for the change")
     new_content: str | None = Field(None, min_length=1, max_length=MAX_TURN_CHARS)
     new_value: str | None = Field(None, max_length=MAX_VALUE_CHARS)
 
 
 class ForgetRequest(_Request):
-    reason: Reason = "user request"
+    reason: Reason = Field("user request", description="kept in the audit trail")
 
 
 class EraseRequest(_Request):
     reason: Reason = "user request"
+
+
+class MemoryPage(_Request):
+    """One page of a user's memories, newest first, optionally by layer and state."""
+
+    layer: Layer | None = None
+    state: State | None = None
+    limit: int = Field(100, ge=1, le=MAX_PAGE, description="1-500")
+    offset: int = Field(0, ge=0)
+
+
+class AlertQuery(_Request):
+    status: Literal["open", "resolved", "all"] = "open"
+
+
+class NoRequest(_Request):
+    """The request of an operation that takes no parameters beyond its path."""
 
 
 class CreateTenantRequest(_Request):

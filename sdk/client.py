@@ -47,17 +47,19 @@ Exceptions — everything the client raises derives from ``HermesClientError``:
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable, Coroutine, Mapping
+from dataclasses import dataclass
+from typing import Any, Concatenate, Generic, Literal, ParamSpec, TypeVar, overload
 from urllib.parse import quote
 
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from schemas import endpoints
 from schemas.api import (
     AlertList,
     ConfirmRequest,
@@ -84,9 +86,12 @@ from schemas.api import (
     WriteResult,
     WriteTurnsRequest,
 )
+from schemas.endpoints import PATH_IDS, Call
 from schemas.enums import Layer, State
-from schemas.ids import InvalidIdentifier, check_memory_id, check_user_id
+from schemas.ids import InvalidIdentifier
 
+P = ParamSpec("P")
+R = TypeVar("R")
 DEFAULT_TIMEOUT_SECONDS = 30.0
 AlertFilter = Literal["open", "resolved", "all"]
 
@@ -215,63 +220,46 @@ _RETRY_STATUSES = frozenset({429, 503})
 
 
 @dataclass(frozen=True, slots=True)
-class _Call:
-    method: str
-    path: str
-    response: type[BaseModel] | None  # None: plain JSON
-    body: BaseModel | dict | None = None
-    params: dict[str, Any] = field(default_factory=dict)
-    headers: dict[str, str] = field(default_factory=dict)
-    #: repeating it after an unknown outcome (read timeout, dropped connection) is harmless
-    idempotent: bool = True
+class _Request:
+    """A ``Call`` as the HTTP request that carries it (ids checked and escaped, the write's key made)."""
 
-    def request_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"params": {k: v for k, v in self.params.items() if v is not None}}
-        if self.headers:
-            kwargs["headers"] = self.headers
-        if isinstance(self.body, BaseModel):
-            kwargs["json"] = self.body.model_dump(mode="json", exclude_none=True, exclude_unset=True)
-        elif self.body is not None:
-            kwargs["json"] = self.body
-        return kwargs
+    call: Call[Any]
+    path: str
+    kwargs: dict[str, Any]
+
+    @classmethod
+    def of(cls, call: Call[Any]) -> _Request:
+        endpoint = call.endpoint
+        ids = {name: _segment(PATH_IDS[name], call.ids[name]) for name in endpoint.ids}
+        headers: dict[str, str] = {}
+        if endpoint.keyed:  # one key for every attempt of this call: a retried write is applied once
+            headers["Idempotency-Key"] = call.idempotency_key or uuid.uuid4().hex
+        if call.admin_key is not None:
+            headers["X-Admin-Key"] = call.admin_key
+        kwargs: dict[str, Any] = {"headers": headers} if headers else {}
+        fields = _fields(call.request)
+        if endpoint.in_body:
+            if fields is not None:
+                kwargs["json"] = fields
+        else:
+            kwargs["params"] = {k: v for k, v in (fields or {}).items() if v is not None}
+        return cls(call, endpoint.path.format(**ids), kwargs)
+
+    @property
+    def method(self) -> str:
+        return self.call.endpoint.method
 
     def decoded(self, response: httpx.Response) -> Any:
-        if self.response is None:
-            return response.json()
-        return self.response.model_validate_json(response.content)
+        answer = self.call.endpoint.response
+        if isinstance(answer, type) and issubclass(answer, BaseModel):
+            return answer.model_validate_json(response.content)
+        return response.json()
 
 
-def _next_step(
-    policy: RetryPolicy, call: _Call, attempt: int, outcome: httpx.Response | httpx.TransportError
-) -> float | None:
-    """Seconds to wait before trying again, or None: the outcome is final (returned or raised)."""
-    if attempt >= policy.attempts:
-        return None
-    if isinstance(outcome, httpx.Response):
-        status = outcome.status_code
-        if status >= 500 and status not in _RETRY_STATUSES:  # e.g. a replica died mid-request
-            return policy.delay(attempt, None) if call.idempotent else None
-        if status not in _RETRY_STATUSES:
-            return None
-        retry_after = _retry_after(outcome)
-        if retry_after is not None and retry_after > policy.max_retry_after:
-            return None
-        return policy.delay(attempt, retry_after)
-    never_sent = isinstance(outcome, httpx.ConnectError | httpx.ConnectTimeout)
-    return policy.delay(attempt, None) if never_sent or call.idempotent else None
-
-
-def _final(call: _Call, outcome: httpx.Response | httpx.TransportError) -> Any:
-    if isinstance(outcome, httpx.TimeoutException):
-        raise HermesTimeout(f"{call.method} {call.path}: timed out ({outcome})") from outcome
-    if isinstance(outcome, httpx.TransportError):
-        raise HermesConnectionError(f"{call.method} {call.path}: {outcome!r}") from outcome
-    if outcome.is_error:
-        raise error_from(outcome)
-    return call.decoded(outcome)
-
-
-# --------------------------------------------------------------------------------------- operations
+def _fields(request: BaseModel | Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if isinstance(request, BaseModel):
+        return request.model_dump(mode="json", exclude_none=True, exclude_unset=True)
+    return None if request is None else dict(request)
 
 
 def _segment(check: Callable[[object], str], value: str) -> str:
@@ -282,108 +270,159 @@ def _segment(check: Callable[[object], str], value: str) -> str:
         raise InvalidRequestError(422, "invalid_identifier", str(exc)) from None
 
 
-def _user(user_id: str, tail: str = "") -> str:
-    return f"/v1/users/{_segment(check_user_id, user_id)}{tail}"
+def _next_step(
+    policy: RetryPolicy, request: _Request, attempt: int, outcome: httpx.Response | httpx.TransportError
+) -> float | None:
+    """Seconds to wait before trying again, or None: the outcome is final (returned or raised)."""
+    if attempt >= policy.attempts:
+        return None
+    retry_safe = request.call.endpoint.retry_safe
+    if isinstance(outcome, httpx.Response):
+        status = outcome.status_code
+        if status >= 500 and status not in _RETRY_STATUSES:  # e.g. a replica died mid-request
+            return policy.delay(attempt, None) if retry_safe else None
+        if status not in _RETRY_STATUSES:
+            return None
+        retry_after = _retry_after(outcome)
+        if retry_after is not None and retry_after > policy.max_retry_after:
+            return None
+        return policy.delay(attempt, retry_after)
+    never_sent = isinstance(outcome, httpx.ConnectError | httpx.ConnectTimeout)
+    return policy.delay(attempt, None) if never_sent or retry_safe else None
 
 
-def _memory(user_id: str, memory_id: str, tail: str = "") -> str:
-    return _user(user_id, f"/memories/{_segment(check_memory_id, memory_id)}{tail}")
+def _final(request: _Request, outcome: httpx.Response | httpx.TransportError) -> Any:
+    if isinstance(outcome, httpx.TimeoutException):
+        raise HermesTimeout(f"{request.method} {request.path}: timed out ({outcome})") from outcome
+    if isinstance(outcome, httpx.TransportError):
+        raise HermesConnectionError(f"{request.method} {request.path}: {outcome!r}") from outcome
+    if outcome.is_error:
+        raise error_from(outcome)
+    return request.decoded(outcome)
 
 
-def _reason(request: ForgetRequest | EraseRequest | dict | None) -> dict[str, Any]:
-    if request is None:
-        return {}
-    reason = request.get("reason") if isinstance(request, dict) else request.reason
-    return {"reason": reason}
+# --------------------------------------------------------------------------------------- operations
 
 
-def _write(path: str, response: type[BaseModel], body: BaseModel | dict, key: str | None) -> _Call:
-    # one key for every attempt of this call: a retried write is applied once
-    headers = {"Idempotency-Key": key or uuid.uuid4().hex}
-    return _Call("POST", path, response, body, headers=headers)
+class _Operation(Generic[P, R]):
+    """A client method written once, as the ``Call`` it makes (``schemas.endpoints``): on ``HermesClient`` it
+    answers ``R``, on ``AsyncHermesClient`` an awaitable of ``R`` — the type checker sees both. Read on the
+    class (``HermesClient.recall``) it is the function taking the client first."""
+
+    def __init__(self, describe: Callable[P, Call[R]]):
+        self._describe = describe
+        self.__doc__ = describe.__doc__
+        self.__wrapped__ = describe  # help() and inspect.signature show the method's own parameters
+
+    @overload
+    def __get__(
+        self, client: None, owner: type[AsyncHermesClient]
+    ) -> Callable[Concatenate[AsyncHermesClient, P], Coroutine[Any, Any, R]]: ...
+    @overload
+    def __get__(
+        self, client: None, owner: type[HermesClient]
+    ) -> Callable[Concatenate[HermesClient, P], R]: ...
+    @overload
+    def __get__(
+        self, client: AsyncHermesClient, owner: type | None = None
+    ) -> Callable[P, Coroutine[Any, Any, R]]: ...
+    @overload
+    def __get__(self, client: HermesClient, owner: type | None = None) -> Callable[P, R]: ...
+    def __get__(self, client: Any, owner: Any = None) -> Any:
+        describe = self._describe
+        if client is None:
+            return lambda client, *args, **kwargs: client.send(describe(*args, **kwargs))
+        return functools.wraps(describe)(lambda *args, **kwargs: client.send(describe(*args, **kwargs)))
 
 
 class _Operations:
-    """Every operation, written once as a request description; the two clients differ only in ``_send``
-    (on ``AsyncHermesClient`` each method returns an awaitable of the annotated type)."""
+    """Every operation of the API, each the ``Call`` of its endpoint; the two clients differ only in
+    ``send``. (The methods take no ``self``: ``_Operation`` binds them to the client's ``send``.)"""
 
-    def _send(self, call: _Call) -> Any:
-        raise NotImplementedError
-
+    @_Operation
     def write_turns(
-        self, user_id: str, request: WriteTurnsRequest | dict, idempotency_key: str | None = None
-    ) -> WriteResult:
-        return self._send(_write(_user(user_id, "/turns"), WriteResult, request, idempotency_key))
+        user_id: str, request: WriteTurnsRequest | dict, idempotency_key: str | None = None
+    ) -> Call[WriteResult]:
+        return endpoints.WRITE_TURNS.call(request, user_id=user_id, idempotency_key=idempotency_key)
 
-    def preview_turns(self, user_id: str, request: WriteTurnsRequest | dict) -> TurnsPreview:
+    @_Operation
+    def preview_turns(user_id: str, request: WriteTurnsRequest | dict) -> Call[TurnsPreview]:
         """What ``write_turns`` would store, without storing anything."""
-        return self._send(_Call("POST", _user(user_id, "/turns:preview"), TurnsPreview, request))
+        return endpoints.PREVIEW_TURNS.call(request, user_id=user_id)
 
+    @_Operation
     def write_memory(
-        self, user_id: str, request: WriteMemoryRequest | dict, idempotency_key: str | None = None
-    ) -> WriteResult:
-        return self._send(_write(_user(user_id, "/memories"), WriteResult, request, idempotency_key))
+        user_id: str, request: WriteMemoryRequest | dict, idempotency_key: str | None = None
+    ) -> Call[WriteResult]:
+        return endpoints.WRITE_MEMORY.call(request, user_id=user_id, idempotency_key=idempotency_key)
 
-    def recall(self, user_id: str, request: RecallRequest | dict) -> RecallResponse:
-        return self._send(_Call("POST", _user(user_id, "/recall"), RecallResponse, request))
+    @_Operation
+    def recall(user_id: str, request: RecallRequest | dict) -> Call[RecallResponse]:
+        return endpoints.RECALL.call(request, user_id=user_id)
 
-    def start_session(self, user_id: str, request: StartSessionRequest | dict) -> SessionContext:
-        return self._send(_Call("POST", _user(user_id, "/sessions"), SessionContext, request))
+    @_Operation
+    def start_session(user_id: str, request: StartSessionRequest | dict) -> Call[SessionContext]:
+        return endpoints.START_SESSION.call(request, user_id=user_id)
 
+    @_Operation
     def list_memories(
-        self,
         user_id: str,
         layer: Layer | None = None,
         state: State | None = None,
         limit: int = 100,
         offset: int = 0,
-    ) -> MemoryList:
-        params = {"layer": layer, "state": state, "limit": limit, "offset": offset}
-        return self._send(_Call("GET", _user(user_id, "/memories"), MemoryList, params=params))
+    ) -> Call[MemoryList]:
+        page = {"layer": layer, "state": state, "limit": limit, "offset": offset}
+        return endpoints.LIST_MEMORIES.call(page, user_id=user_id)
 
-    def get_memory(self, user_id: str, memory_id: str) -> MemoryDetail:
-        return self._send(_Call("GET", _memory(user_id, memory_id), MemoryDetail))
+    @_Operation
+    def get_memory(user_id: str, memory_id: str) -> Call[MemoryDetail]:
+        return endpoints.GET_MEMORY.call(user_id=user_id, memory_id=memory_id)
 
+    @_Operation
     def confirm(
-        self, user_id: str, memory_id: str, request: ConfirmRequest | dict | None = None
-    ) -> MemoryOut:
-        path = _memory(user_id, memory_id, "/confirm")
-        return self._send(_Call("POST", path, MemoryOut, request, idempotent=False))
+        user_id: str, memory_id: str, request: ConfirmRequest | dict | None = None
+    ) -> Call[MemoryOut]:
+        return endpoints.CONFIRM.call(request, user_id=user_id, memory_id=memory_id)
 
-    def freeze(self, user_id: str, memory_id: str, request: FreezeRequest | dict) -> MemoryOut:
-        path = _memory(user_id, memory_id, "/freeze")
-        return self._send(_Call("POST", path, MemoryOut, request, idempotent=False))
+    @_Operation
+    def freeze(user_id: str, memory_id: str, request: FreezeRequest | dict) -> Call[MemoryOut]:
+        return endpoints.FREEZE.call(request, user_id=user_id, memory_id=memory_id)
 
-    def unfreeze(self, user_id: str, memory_id: str, request: UnfreezeRequest | dict) -> MemoryOut:
-        path = _memory(user_id, memory_id, "/unfreeze")
-        return self._send(_Call("POST", path, MemoryOut, request, idempotent=False))
+    @_Operation
+    def unfreeze(user_id: str, memory_id: str, request: UnfreezeRequest | dict) -> Call[MemoryOut]:
+        return endpoints.UNFREEZE.call(request, user_id=user_id, memory_id=memory_id)
 
+    @_Operation
     def forget(
-        self, user_id: str, memory_id: str, request: ForgetRequest | dict | None = None
-    ) -> ForgetResult:
-        path = _memory(user_id, memory_id)
-        return self._send(_Call("DELETE", path, ForgetResult, params=_reason(request)))
+        user_id: str, memory_id: str, request: ForgetRequest | dict | None = None
+    ) -> Call[ForgetResult]:
+        return endpoints.FORGET.call(request, user_id=user_id, memory_id=memory_id)
 
-    def erase_user(self, user_id: str, request: EraseRequest | dict | None = None) -> EraseResult:
-        return self._send(_Call("DELETE", _user(user_id), EraseResult, params=_reason(request)))
+    @_Operation
+    def erase_user(user_id: str, request: EraseRequest | dict | None = None) -> Call[EraseResult]:
+        return endpoints.ERASE_USER.call(request, user_id=user_id)
 
-    def alerts(self, user_id: str, status: AlertFilter = "open") -> AlertList:
-        return self._send(_Call("GET", _user(user_id, "/alerts"), AlertList, params={"status": status}))
+    @_Operation
+    def alerts(user_id: str, status: AlertFilter = "open") -> Call[AlertList]:
+        return endpoints.ALERTS.call({"status": status}, user_id=user_id)
 
-    def profile(self, user_id: str) -> UserProfile:
-        return self._send(_Call("GET", _user(user_id, "/profile"), UserProfile))
+    @_Operation
+    def profile(user_id: str) -> Call[UserProfile]:
+        return endpoints.PROFILE.call(user_id=user_id)
 
-    def create_tenant(self, admin_key: str, request: CreateTenantRequest | dict) -> TenantCreated:
-        headers = {"X-Admin-Key": admin_key}
-        call = _Call("POST", "/admin/tenants", TenantCreated, request, headers=headers, idempotent=False)
-        return self._send(call)
+    @_Operation
+    def create_tenant(admin_key: str, request: CreateTenantRequest | dict) -> Call[TenantCreated]:
+        return endpoints.CREATE_TENANT.call(request, admin_key=admin_key)
 
     # not on the handle: the directory's figures and the liveness probe
-    def stats(self) -> DirectoryStats:
-        return self._send(_Call("GET", "/v1/stats", DirectoryStats))
+    @_Operation
+    def stats() -> Call[DirectoryStats]:
+        return endpoints.STATS.call()
 
-    def health(self) -> dict[str, Any]:
-        return self._send(_Call("GET", "/healthz", None))
+    @_Operation
+    def health() -> Call[dict[str, Any]]:
+        return endpoints.HEALTH.call()
 
 
 def _client_options(base_url: str, api_key: str | None, timeout: float | httpx.Timeout) -> dict[str, Any]:
@@ -406,18 +445,21 @@ class HermesClient(_Operations):
         self.retry = retry
         self._http = httpx.Client(transport=transport, **_client_options(base_url, api_key, timeout))
 
-    def _send(self, call: _Call) -> Any:
+    def send(self, call: Call[R]) -> R:
+        """Any operation's call (``schemas.endpoints``), with the retries; answers its response."""
+        request = _Request.of(call)
         attempt = 0
         while True:
             attempt += 1
             outcome: httpx.Response | httpx.TransportError
             try:
-                outcome = self._http.request(call.method, call.path, **call.request_kwargs())
+                outcome = self._http.request(request.method, request.path, **request.kwargs)
             except httpx.TransportError as exc:
                 outcome = exc
-            wait = _next_step(self.retry, call, attempt, outcome)
+            wait = _next_step(self.retry, request, attempt, outcome)
             if wait is None:
-                return _final(call, outcome)
+                answer: R = _final(request, outcome)
+                return answer
             time.sleep(wait)
 
     def close(self) -> None:
@@ -431,7 +473,7 @@ class HermesClient(_Operations):
 
 
 class AsyncHermesClient(_Operations):
-    """Asynchronous client: the same methods, each returning an awaitable."""
+    """Asynchronous client: the same methods, each returning an awaitable of its answer."""
 
     def __init__(
         self,
@@ -445,18 +487,21 @@ class AsyncHermesClient(_Operations):
         self.retry = retry
         self._http = httpx.AsyncClient(transport=transport, **_client_options(base_url, api_key, timeout))
 
-    async def _send(self, call: _Call) -> Any:
+    async def send(self, call: Call[R]) -> R:
+        """Any operation's call (``schemas.endpoints``), with the retries; answers its response."""
+        request = _Request.of(call)
         attempt = 0
         while True:
             attempt += 1
             outcome: httpx.Response | httpx.TransportError
             try:
-                outcome = await self._http.request(call.method, call.path, **call.request_kwargs())
+                outcome = await self._http.request(request.method, request.path, **request.kwargs)
             except httpx.TransportError as exc:
                 outcome = exc
-            wait = _next_step(self.retry, call, attempt, outcome)
+            wait = _next_step(self.retry, request, attempt, outcome)
             if wait is None:
-                return _final(call, outcome)
+                answer: R = _final(request, outcome)
+                return answer
             await asyncio.sleep(wait)
 
     async def aclose(self) -> None:
