@@ -3,10 +3,16 @@
 ``memory_server(caller_of, describe)`` builds an ``mcp`` ``MCPServer`` whose tools are the user operations an
 agent needs — recall, remember, list memories, forget, profile, start session, confirm, the audited
 unfreeze — and whose resource ``hermes://users/{user_id}/sessions/{session_id}`` is a session's context
-snapshot. The tools know nothing of keys or transports: ``caller_of(ctx)`` says, for each call, which
-operations answer it (the gateway with the caller's tenant bound, in the Serve app; the HTTP client, over
-stdio) and whether the connection is bound to one user. ``describe(exc)`` turns what the operations raise
-into the ``ErrorBody`` the HTTP API would answer; a tool then fails with ``error: detail``, the same words.
+snapshot. Each tool but ``remember`` is one operation of the API's table (``schemas.endpoints``), offered as
+it is declared there (``OFFERED``): the tool's name, description and answer are the endpoint's, its
+arguments the ids of its path and the fields of its request, with their descriptions. ``remember`` is the
+one tool that chooses between two operations (a turn, or one structured memory).
+
+The tools know nothing of keys or transports: ``caller_of(ctx)`` says, for each call, where its ``Call``
+is sent (``MemoryOperations``: the gateway with the caller's tenant bound, in the Serve app; the HTTP client,
+over stdio) and whether the connection is bound to one user. An argument is checked where the operation
+runs, as the HTTP API checks it, so ``describe(exc)`` turns what is raised into the ``ErrorBody`` the HTTP
+API would answer; a tool then fails with ``error: detail``, the same words.
 
 Every call reaches one user: the ``user_id`` argument, or the connection's bound user, which a call may
 name but not change.
@@ -14,35 +20,25 @@ name but not change.
 
 from __future__ import annotations
 
+import inspect
+import types
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Protocol, TypeVar
+from typing import Annotated, Any, Protocol, TypeVar, Union, get_args, get_origin
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from pydantic import Field
+from pydantic import BaseModel, Field
+from pydantic.fields import FieldInfo
 
-from schemas.api import (
-    ConfirmRequest,
-    ErrorBody,
-    ForgetRequest,
-    ForgetResult,
-    MemoryList,
-    MemoryOut,
-    RecallRequest,
-    RecallResponse,
-    SessionContext,
-    StartSessionRequest,
-    UnfreezeRequest,
-    UserProfile,
-    WriteMemoryRequest,
-    WriteResult,
-    WriteTurnsRequest,
-)
-from schemas.enums import Kind, Layer, Polarity, State
+from schemas import endpoints
+from schemas.api import ErrorBody, WriteResult
+from schemas.endpoints import Call, Endpoint
+from schemas.enums import Kind, Polarity
 
 T = TypeVar("T")
+R = TypeVar("R", bound=BaseModel)
 SERVER_NAME = "hermes-memory"
 SNAPSHOT_URI = "hermes://users/{user_id}/sessions/{session_id}"
 INSTRUCTIONS = (
@@ -53,33 +49,30 @@ INSTRUCTIONS = (
 )
 
 
-class MemoryOperations(Protocol):
-    """The user operations the tools call, each scoped to the caller's tenant already."""
+@dataclass(frozen=True, slots=True)
+class Offered:
+    """An operation offered as a tool, under its own name; ``omit``: request fields an agent is not shown
+    (the operation's default applies)."""
 
-    async def write_turns(
-        self, user_id: str, request: WriteTurnsRequest | dict, idempotency_key: str | None = None
-    ) -> WriteResult: ...
-    async def write_memory(
-        self, user_id: str, request: WriteMemoryRequest | dict, idempotency_key: str | None = None
-    ) -> WriteResult: ...
-    async def recall(self, user_id: str, request: RecallRequest | dict) -> RecallResponse: ...
-    async def start_session(self, user_id: str, request: StartSessionRequest | dict) -> SessionContext: ...
-    async def list_memories(
-        self,
-        user_id: str,
-        layer: Layer | None = None,
-        state: State | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> MemoryList: ...
-    async def forget(
-        self, user_id: str, memory_id: str, request: ForgetRequest | dict | None = None
-    ) -> ForgetResult: ...
-    async def profile(self, user_id: str) -> UserProfile: ...
-    async def confirm(
-        self, user_id: str, memory_id: str, request: ConfirmRequest | dict | None = None
-    ) -> MemoryOut: ...
-    async def unfreeze(self, user_id: str, memory_id: str, request: UnfreezeRequest | dict) -> MemoryOut: ...
+    endpoint: Endpoint[Any, Any]
+    omit: frozenset[str] = frozenset()
+
+
+OFFERED = (
+    Offered(endpoints.RECALL, omit=frozenset({"include_archive"})),
+    Offered(endpoints.LIST_MEMORIES),
+    Offered(endpoints.FORGET),
+    Offered(endpoints.PROFILE),
+    Offered(endpoints.START_SESSION),
+    Offered(endpoints.CONFIRM),
+    Offered(endpoints.UNFREEZE),
+)
+
+
+class MemoryOperations(Protocol):
+    """Where the tools' calls go, each scoped to the caller's tenant already."""
+
+    async def send(self, call: Call[R]) -> R: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +101,64 @@ UserArg = Annotated[
     Field(description="the user, unique within the tenant; omit when the connection is bound to one"),
 ]
 SessionArg = Annotated[str, Field(description="the conversation's session id (the agent's own)")]
-MemoryArg = Annotated[str, Field(description="m_ followed by 32 hex digits, as recall and list answer")]
+#: the ids a path names beside the user, as a tool argument
+PATH_ARGS: dict[str, Any] = {
+    "memory_id": Annotated[str, Field(description="m_ followed by 32 hex digits, as recall and list answer")],
+}
+
+
+def _loose(annotation: Any) -> Any:
+    """The annotation without its constraints and validators (``SessionId | None`` → ``str | None``): the
+    operation checks the value, and its refusal is the HTTP API's words, not the MCP SDK's."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _loose(get_args(annotation)[0])
+    if origin in (Union, types.UnionType):
+        return Union[tuple(_loose(arg) for arg in get_args(annotation))]  # noqa: UP007
+    if origin is list:
+        return list[_loose(get_args(annotation)[0])]  # type: ignore[misc]
+    return annotation
+
+
+def _argument(name: str, field: FieldInfo) -> inspect.Parameter:
+    described: Any = Annotated[_loose(field.annotation), Field(description=field.description)]
+    default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=described)
+
+
+class _Answer(Protocol):
+    async def __call__(
+        self, ctx: Context, user_id: str | None, call: Callable[[MemoryOperations, str], Awaitable[T]]
+    ) -> T: ...
+
+
+def _tool(endpoint: Endpoint[Any, R], omit: frozenset[str], answer: _Answer) -> Callable[..., Awaitable[R]]:
+    """The tool of one operation: its arguments are the path's ids and the request's fields."""
+    ids = [name for name in endpoint.ids if name != "user_id"]
+    fields = {name: field for name, field in endpoint.request.model_fields.items() if name not in omit}
+
+    async def tool(ctx: Context, user_id: str | None = None, **arguments: Any) -> R:
+        path = {name: arguments.pop(name) for name in ids}
+        request = arguments or None
+
+        def send(operations: MemoryOperations, user: str) -> Awaitable[R]:
+            return operations.send(endpoint.call(request, user_id=user, **path))
+
+        return await answer(ctx, user_id, send)
+
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [
+        *(inspect.Parameter(name, keyword, annotation=PATH_ARGS[name]) for name in ids),
+        *(_argument(name, field) for name, field in fields.items()),
+        inspect.Parameter("ctx", keyword, annotation=Context),
+        inspect.Parameter("user_id", keyword, default=None, annotation=UserArg),
+    ]
+    # the MCP SDK reads the arguments' schema and the answer's from the signature
+    signature = inspect.Signature(parameters, return_annotation=endpoint.response)
+    tool.__signature__ = signature  # type: ignore[attr-defined]
+    tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": endpoint.response}
+    tool.__name__ = endpoint.name
+    return tool
 
 
 def memory_server(caller_of: CallerOf, describe: Describe) -> MCPServer:
@@ -128,16 +178,11 @@ def memory_server(caller_of: CallerOf, describe: Describe) -> MCPServer:
                 raise  # the SDK answers "Error executing tool ..." and logs the traceback
             raise ToolError(f"{body.error}: {body.detail}") from exc
 
-    @server.tool(description="Recall the user's memories relevant to a query, best first, with their scores.")
-    async def recall(
-        query: Annotated[str, Field(description="what to remember, in plain words")],
-        ctx: Context,
-        user_id: UserArg = None,
-        k: Annotated[int, Field(description="how many memories at most (1-50)")] = 8,
-        session_id: Annotated[str | None, Field(description="the current session, if any")] = None,
-    ) -> RecallResponse:
-        body = {"query": query, "k": k, "session_id": session_id}
-        return await answer(ctx, user_id, lambda ops, user: ops.recall(user, body))
+    for offered in OFFERED:
+        endpoint = offered.endpoint
+        server.add_tool(
+            _tool(endpoint, offered.omit, answer), endpoint.name, description=endpoint.description
+        )
 
     @server.tool(
         description=(
@@ -162,89 +207,23 @@ def memory_server(caller_of: CallerOf, describe: Describe) -> MCPServer:
         ] = None,
     ) -> WriteResult:
         dialog = dialog_id or f"mcp-{uuid.uuid4().hex[:16]}"
-        if kind is None:
-            turn: dict[str, Any] = {"session_id": session_id, "turns": [{"text": text, "dialog_id": dialog}]}
-            return await answer(ctx, user_id, lambda ops, user: ops.write_turns(user, turn, idempotency_key))
-        memory: dict[str, Any] = {
-            "content": text,
-            "kind": kind,
-            "session_id": session_id,
-            "dialog_ids": [dialog],
-            "slot": slot,
-            "value": value,
-            "polarity": polarity,
-        }
-        return await answer(ctx, user_id, lambda ops, user: ops.write_memory(user, memory, idempotency_key))
 
-    @server.tool(description="List the user's memories, newest first, optionally by layer and state.")
-    async def list_memories(
-        ctx: Context,
-        user_id: UserArg = None,
-        layer: Layer | None = None,
-        state: State | None = None,
-        limit: Annotated[int, Field(description="1-500")] = 100,
-        offset: int = 0,
-    ) -> MemoryList:
-        return await answer(
-            ctx, user_id, lambda ops, user: ops.list_memories(user, layer, state, limit, offset)
-        )
+        def write(user: str) -> Call[WriteResult]:
+            if kind is None:
+                turn = {"session_id": session_id, "turns": [{"text": text, "dialog_id": dialog}]}
+                return endpoints.WRITE_TURNS.call(turn, user_id=user, idempotency_key=idempotency_key)
+            memory = {
+                "content": text,
+                "kind": kind,
+                "session_id": session_id,
+                "dialog_ids": [dialog],
+                "slot": slot,
+                "value": value,
+                "polarity": polarity,
+            }
+            return endpoints.WRITE_MEMORY.call(memory, user_id=user, idempotency_key=idempotency_key)
 
-    @server.tool(description="Forget one memory everywhere (a tombstone stays in the audit trail).")
-    async def forget(
-        memory_id: MemoryArg,
-        ctx: Context,
-        user_id: UserArg = None,
-        reason: Annotated[str, Field(description="kept in the audit trail")] = "user request",
-    ) -> ForgetResult:
-        return await answer(ctx, user_id, lambda ops, user: ops.forget(user, memory_id, {"reason": reason}))
-
-    @server.tool(description="The user's profile: a conclusion per slot with the memories behind it.")
-    async def profile(ctx: Context, user_id: UserArg = None) -> UserProfile:
-        return await answer(ctx, user_id, lambda ops, user: ops.profile(user))
-
-    @server.tool(
-        description=(
-            "Start (or resume) a session: the context snapshot to put in the prompt, the same text on every "
-            "call for this session."
-        )
-    )
-    async def start_session(
-        session_id: SessionArg,
-        ctx: Context,
-        user_id: UserArg = None,
-        budget_chars: Annotated[int | None, Field(description="snapshot size (200-20000)")] = None,
-    ) -> SessionContext:
-        body = {"session_id": session_id, "budget_chars": budget_chars}
-        return await answer(ctx, user_id, lambda ops, user: ops.start_session(user, body))
-
-    @server.tool(description="Confirm a memory the user affirmed (counts as a restatement in this session).")
-    async def confirm(
-        memory_id: MemoryArg,
-        ctx: Context,
-        user_id: UserArg = None,
-        session_id: Annotated[str | None, Field(description="the session the user affirmed it in")] = None,
-        reason: str = "",
-    ) -> MemoryOut:
-        body = {"session_id": session_id, "reason": reason}
-        return await answer(ctx, user_id, lambda ops, user: ops.confirm(user, memory_id, body))
-
-    @server.tool(
-        description=(
-            "Change a frozen memory (audited): the user's new content or value, a reason and the turn that "
-            "asked for it. The memory ends frozen again with the change."
-        )
-    )
-    async def unfreeze(
-        memory_id: MemoryArg,
-        reason: Annotated[str, Field(description="why; required, kept in the audit trail")],
-        dialog_id: Annotated[str, Field(description="the turn that asked for the change")],
-        ctx: Context,
-        user_id: UserArg = None,
-        new_content: str | None = None,
-        new_value: str | None = None,
-    ) -> MemoryOut:
-        body = {"reason": reason, "dialog_id": dialog_id, "new_content": new_content, "new_value": new_value}
-        return await answer(ctx, user_id, lambda ops, user: ops.unfreeze(user, memory_id, body))
+        return await answer(ctx, user_id, lambda ops, user: ops.send(write(user)))
 
     @server.resource(
         SNAPSHOT_URI,
@@ -253,9 +232,10 @@ def memory_server(caller_of: CallerOf, describe: Describe) -> MCPServer:
         mime_type="text/plain",
     )
     async def session_snapshot(user_id: str, session_id: str, ctx: Context) -> str:
+        start = endpoints.START_SESSION
         try:
             context = await answer(
-                ctx, user_id, lambda ops, user: ops.start_session(user, {"session_id": session_id})
+                ctx, user_id, lambda ops, user: ops.send(start.call({"session_id": session_id}, user_id=user))
             )
         except ToolError as error:
             raise ResourceError(str(error)) from error

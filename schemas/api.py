@@ -124,8 +124,11 @@ class MemoryPage(_Request):
     offset: int = Field(0, ge=0)
 
 
+AlertFilter = Literal["open", "resolved", "all"]
+
+
 class AlertQuery(_Request):
-    status: Literal["open", "resolved", "all"] = "open"
+    status: AlertFilter = "open"
 
 
 class NoRequest(_Request):

@@ -53,7 +53,7 @@ import time
 import uuid
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any, Concatenate, Generic, Literal, ParamSpec, TypeVar, overload
+from typing import Any, Concatenate, Generic, ParamSpec, TypeVar, overload
 from urllib.parse import quote
 
 import httpx
@@ -61,6 +61,7 @@ from pydantic import BaseModel, ValidationError
 
 from schemas import endpoints
 from schemas.api import (
+    AlertFilter,
     AlertList,
     ConfirmRequest,
     CreateTenantRequest,
@@ -93,7 +94,6 @@ from schemas.ids import InvalidIdentifier
 P = ParamSpec("P")
 R = TypeVar("R")
 DEFAULT_TIMEOUT_SECONDS = 30.0
-AlertFilter = Literal["open", "resolved", "all"]
 
 # ------------------------------------------------------------------------------------------- errors
 

@@ -24,38 +24,11 @@ from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
-from actors.app.commands import (
-    Confirm,
-    Forget,
-    ListMemories,
-    Profile,
-    Recall,
-    StartSession,
-    Unfreeze,
-    UserCommand,
-    WriteMemory,
-    WriteTurns,
-)
+from actors.app.commands import command_for
 from actors.store.sql.tenants import KeyGrant
 from mcp_door.tools import Caller, memory_server
-from schemas.api import (
-    ConfirmRequest,
-    ForgetRequest,
-    ForgetResult,
-    MemoryList,
-    MemoryOut,
-    RecallRequest,
-    RecallResponse,
-    SessionContext,
-    StartSessionRequest,
-    UnfreezeRequest,
-    UserProfile,
-    WriteMemoryRequest,
-    WriteResult,
-    WriteTurnsRequest,
-)
-from schemas.enums import Layer, State
-from schemas.errors import HermesError
+from schemas.endpoints import Call
+from schemas.errors import HermesError, InvalidInput
 from serve.auth import check_reach
 from serve.errors import error_body, hermes_error_response
 from serve.gateway import Gateway
@@ -78,58 +51,21 @@ def api_key_of(headers: Headers) -> str | None:
 
 
 class TenantOperations:
-    """The user commands with one key's grant bound (its tenant, and its user for a per-user key), run by
-    the gateway (``mcp_door.tools.MemoryOperations``); a per-user key's commands reach its user only."""
+    """The calls of the MCP tools with one key's grant bound (its tenant, and its user for a per-user key):
+    each runs the user command of its operation (``command_for``) through the gateway, as the operation's
+    route does (``mcp_door.tools.MemoryOperations``); a per-user key's calls reach its user only."""
 
     def __init__(self, gateway: Gateway, grant: KeyGrant):
         self._gateway = gateway
         self._grant = grant
 
-    async def _run(self, user_id: str, command: UserCommand[R], idempotency_key: str | None = None) -> R:
+    async def send(self, call: Call[R]) -> R:
+        user_id = call.user_id
+        if user_id is None:  # the tools offer only operations on one user's memory
+            raise InvalidInput(f"{call.endpoint.name} is not an operation on one user's memory")
         check_reach(self._grant, user_id)
-        return await self._gateway.run(self._grant.tenant_id, user_id, command, idempotency_key)
-
-    async def write_turns(
-        self, user_id: str, request: WriteTurnsRequest | dict, idempotency_key: str | None = None
-    ) -> WriteResult:
-        return await self._run(user_id, WriteTurns(request=request), idempotency_key)
-
-    async def write_memory(
-        self, user_id: str, request: WriteMemoryRequest | dict, idempotency_key: str | None = None
-    ) -> WriteResult:
-        return await self._run(user_id, WriteMemory(request=request), idempotency_key)
-
-    async def recall(self, user_id: str, request: RecallRequest | dict) -> RecallResponse:
-        return await self._run(user_id, Recall(request=request))
-
-    async def start_session(self, user_id: str, request: StartSessionRequest | dict) -> SessionContext:
-        return await self._run(user_id, StartSession(request=request))
-
-    async def list_memories(
-        self,
-        user_id: str,
-        layer: Layer | None = None,
-        state: State | None = None,
-        limit: int = 100,
-        offset: int = 0,
-    ) -> MemoryList:
-        return await self._run(user_id, ListMemories(layer=layer, state=state, limit=limit, offset=offset))
-
-    async def forget(
-        self, user_id: str, memory_id: str, request: ForgetRequest | dict | None = None
-    ) -> ForgetResult:
-        return await self._run(user_id, Forget(memory_id=memory_id, request=request or {}))
-
-    async def profile(self, user_id: str) -> UserProfile:
-        return await self._run(user_id, Profile())
-
-    async def confirm(
-        self, user_id: str, memory_id: str, request: ConfirmRequest | dict | None = None
-    ) -> MemoryOut:
-        return await self._run(user_id, Confirm(memory_id=memory_id, request=request or {}))
-
-    async def unfreeze(self, user_id: str, memory_id: str, request: UnfreezeRequest | dict) -> MemoryOut:
-        return await self._run(user_id, Unfreeze(memory_id=memory_id, request=request))
+        command = command_for(call)
+        return await self._gateway.run(self._grant.tenant_id, user_id, command, call.idempotency_key)
 
 
 class McpEndpoint:

@@ -24,18 +24,22 @@ and how many records the answer holds (``record_id``, ``record_count``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import ClassVar, Generic, Literal, Self, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from actors.app.service import UserMemoryService, extract_turns
 from actors.core.extraction import Extractor
 from actors.core.memory import utcnow
 from schemas import api
+from schemas.api import AlertFilter
 from schemas.api_tenant import ResolveAlertRequest
-from schemas.enums import AlertStatus, Layer, State
+from schemas.endpoints import Call
+from schemas.enums import AlertStatus
+from schemas.errors import InvalidInput
 from schemas.ids import AlertId, MemoryId
 from schemas.transfer import ImportRequest, ImportResult
 
@@ -50,9 +54,6 @@ class Texts:
     passages: tuple[str, ...] = ()
 
 
-#: most memories one page of ``ListMemories`` holds
-MAX_PAGE = 500
-AlertFilter = Literal["open", "resolved", "all"]
 _CAMEL_BOUNDARY = re.compile(r"(?<!^)(?=[A-Z])")
 
 
@@ -227,17 +228,14 @@ class StartSession(UserCommand[api.SessionContext]):
 # ---------------------------------------------------------------------------- inspection and control
 
 
-class ListMemories(UserCommand[api.MemoryList]):
+class ListMemories(UserCommand[api.MemoryList], api.MemoryPage):
+    """One page of the user's memories (the page's fields are ``MemoryPage``'s)."""
+
     effect = Effect.READS
     operation = MemoryOperation.SEARCH
 
     def record_count(self, result: api.MemoryList) -> int:
         return len(result.items)
-
-    layer: Layer | None = None
-    state: State | None = None
-    limit: int = Field(100, ge=1, le=MAX_PAGE)
-    offset: int = Field(0, ge=0)
 
     def run(self, service: UserMemoryService) -> api.MemoryList:
         return service.list_memories(self.layer, self.state, self.limit, self.offset)
@@ -309,10 +307,8 @@ class EraseUser(UserCommand[api.EraseResult]):
         return service.erase_user(self.request)
 
 
-class Alerts(UserCommand[api.AlertList]):
+class Alerts(UserCommand[api.AlertList], api.AlertQuery):
     effect = Effect.READS
-
-    status: AlertFilter = "open"
 
     def run(self, service: UserMemoryService) -> api.AlertList:
         return service.alerts(alert_status(self.status))
@@ -337,3 +333,37 @@ class Profile(UserCommand[api.UserProfile]):
 
     def run(self, service: UserMemoryService) -> api.UserProfile:
         return service.profile()
+
+
+# ----------------------------------------------------------------------------- by operation name
+
+
+def _commands(kind: type[UserCommand[Any]]) -> Iterator[type[UserCommand[Any]]]:
+    for sub in kind.__subclasses__():
+        if sub.__pydantic_generic_metadata__["origin"] is None:  # not a parametrization (``UserCommand[R]``)
+            yield sub
+        yield from _commands(sub)
+
+
+#: every command by its name, which is the name of its operation in ``schemas.endpoints``
+COMMANDS: dict[str, type[UserCommand[Any]]] = {kind.name(): kind for kind in _commands(UserCommand)}
+
+
+def command_for(call: Call[R]) -> UserCommand[R]:
+    """The user command of an operation's call, validated as its route validates it: the command of the
+    operation's name, given the ids the path names beside the user, and the request (as ``request``, or
+    field by field for a command that takes its parameters one by one, as ``ListMemories`` does)."""
+    kind = COMMANDS.get(call.endpoint.name)
+    if kind is None:
+        raise InvalidInput(f"{call.endpoint.name} is not an operation on one user's memory")
+    fields: dict[str, Any] = {name: value for name, value in call.ids.items() if name != "user_id"}
+    request = call.request
+    if "request" in kind.model_fields:
+        if request is not None:
+            fields["request"] = request
+    elif isinstance(request, BaseModel):
+        fields.update(request.model_dump(exclude_unset=True))
+    elif request is not None:
+        fields.update(request)
+    # the command of an operation answers the operation's response (tests/unit/app/test_commands.py)
+    return cast(UserCommand[R], kind.model_validate(fields))

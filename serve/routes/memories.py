@@ -6,7 +6,6 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from actors.app.commands import (
-    MAX_PAGE,
     Confirm,
     EraseUser,
     Forget,
@@ -20,6 +19,7 @@ from actors.app.commands import (
     WriteTurns,
 )
 from schemas.api import (
+    MAX_PAGE,
     ConfirmRequest,
     EraseRequest,
     EraseResult,

@@ -17,6 +17,7 @@ from actors.app.commands import Forget, ListMemories, Recall, Unfreeze, WriteMem
 from actors.store.sql.tenants import KeyGrant
 from mcp_door.tools import Caller, memory_server
 from schemas.api import ForgetResult, MemoryList, RecallResponse, WriteResult
+from schemas.endpoints import RECALL
 from schemas.errors import Forbidden, NotFound
 from serve.app import create_fastapi_app
 from serve.errors import error_body
@@ -147,5 +148,5 @@ def test_a_per_user_grant_refuses_another_user_even_past_the_caller():
     gateway = RecordingGateway()
     operations = TenantOperations(gateway, KeyGrant("acme", "alice"))
     with pytest.raises(Forbidden, match="bound to user 'alice' and cannot reach another user"):
-        asyncio.run(operations.recall("bob", {"query": "q"}))
+        asyncio.run(operations.send(RECALL.call({"query": "q"}, user_id="bob")))
     assert gateway.calls == []
