@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator
 from typing import Any
 
-from actors.app.commands import AlertFilter, alert_status
+from actors.app.commands import alert_status
 from actors.app.transfer import export_lines
 from actors.core.context import BUDGET_SPLIT
 from actors.core.memory import MemoryItem
 from actors.store.sql.tenant_views import TenantViewStore, UserCounts
-from schemas.api import AlertList, AlertOut
+from schemas.api import AlertFilter, AlertList, AlertOut
 from schemas.api_tenant import (
     ExtractionFigures,
     LayerUsage,

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Path, status
 
+from schemas import endpoints
 from schemas.api import CreateTenantRequest, DirectoryStats, TenantCreated
 from schemas.api_tenant import (
     GroupProfileConsent,
@@ -16,24 +17,22 @@ from schemas.api_tenant import (
     TenantSettings,
 )
 from schemas.ids import TenantId
-from serve.routes.deps import AdminKeyDep, GatewayDep, TenantDep
+from serve.routes.deps import AdminKeyDep, GatewayDep, TenantDep, served
 
 router = APIRouter(tags=["operations"])
 
 
-@router.get("/healthz", summary="Liveness of the HTTP ingress")
+@served(router, endpoints.HEALTH)
 async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.get("/v1/stats", summary="User host figures: resident users, activations, passivations, latency")
+@served(router, endpoints.STATS)
 async def stats(_: TenantDep, gateway: GatewayDep) -> DirectoryStats:
     return await gateway.stats()
 
 
-@router.post(
-    "/admin/tenants", status_code=status.HTTP_201_CREATED, summary="Create a tenant; returns its API key once"
-)
+@served(router, endpoints.CREATE_TENANT, status_code=status.HTTP_201_CREATED)
 async def create_tenant(
     body: CreateTenantRequest, gateway: GatewayDep, admin_key: AdminKeyDep = None
 ) -> TenantCreated:

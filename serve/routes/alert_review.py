@@ -6,8 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from actors.app.commands import AlertFilter, ResolveAlert
-from schemas.api import AlertList, AlertOut
+from actors.app.commands import ResolveAlert
+from schemas.api import AlertFilter, AlertList, AlertOut
 from schemas.api_tenant import ResolveAlertRequest
 from schemas.ids import AlertId
 from serve.routes.deps import GatewayDep, TenantDep, UserIdPath

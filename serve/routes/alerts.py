@@ -2,14 +2,15 @@
 
 from fastapi import APIRouter
 
-from actors.app.commands import AlertFilter, Alerts
-from schemas.api import AlertList
-from serve.routes.deps import GatewayDep, TenantDep, UserIdPath
+from actors.app.commands import Alerts
+from schemas import endpoints
+from schemas.api import AlertFilter, AlertList
+from serve.routes.deps import GatewayDep, TenantDep, UserIdPath, served
 
-router = APIRouter(prefix="/v1/users/{user_id}", tags=["alerts"])
+router = APIRouter(tags=["alerts"])
 
 
-@router.get("/alerts", summary="A user's alerts (open by default)")
+@served(router, endpoints.ALERTS)
 async def alerts(
     user_id: UserIdPath, tenant: TenantDep, gateway: GatewayDep, status: AlertFilter = "open"
 ) -> AlertList:

@@ -1,15 +1,26 @@
-"""The dependencies every route takes, as ``Annotated`` aliases: the replica's gateway, the caller's tenant
-(from ``X-API-Key``), the admin key, validated path ids, and the optional ``Idempotency-Key``.
+"""``served(router, endpoint)``, the decorator of an operation's route; and the dependencies every route
+takes, as ``Annotated`` aliases: the replica's gateway, the caller's tenant (from ``X-API-Key``), the admin
+key, validated path ids, and the optional ``Idempotency-Key``.
 
 The tenant dependency is where a per-user key meets HTTP: it reads the ``{user_id}`` the path names (None on
 a tenant-wide route) and lets the key through only for its own user."""
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
-from fastapi import Depends, Header, Path, Request
+from fastapi import APIRouter, Depends, Header, Path, Request
 
+from schemas.endpoints import Endpoint
 from schemas.ids import USER_ID_PATTERN, MemoryId, UserId
 from serve.gateway import Gateway
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def served(router: APIRouter, endpoint: Endpoint[Any, Any], **options: Any) -> Callable[[F], F]:
+    """The route of an operation of ``schemas.endpoints``: its method, path and summary as declared there
+    (the client and the MCP tools read the same declaration)."""
+    return router.api_route(endpoint.path, methods=[endpoint.method], summary=endpoint.description, **options)
 
 
 def replica_gateway() -> Gateway:

@@ -18,6 +18,7 @@ from actors.app.commands import (
     WriteMemory,
     WriteTurns,
 )
+from schemas import endpoints
 from schemas.api import (
     MAX_PAGE,
     ConfirmRequest,
@@ -37,13 +38,13 @@ from schemas.api import (
     WriteTurnsRequest,
 )
 from schemas.enums import Layer, State
-from serve.routes.deps import GatewayDep, IdempotencyKeyDep, MemoryIdPath, TenantDep, UserIdPath
+from serve.routes.deps import GatewayDep, IdempotencyKeyDep, MemoryIdPath, TenantDep, UserIdPath, served
 
-router = APIRouter(prefix="/v1/users/{user_id}", tags=["memories"])
+router = APIRouter(tags=["memories"])
 ReasonQuery = Annotated[str, Query(max_length=1000)]
 
 
-@router.post("/turns", summary="Write conversation turns; only user turns become memories")
+@served(router, endpoints.WRITE_TURNS)
 async def write_turns(
     user_id: UserIdPath,
     body: WriteTurnsRequest,
@@ -54,17 +55,14 @@ async def write_turns(
     return await gateway.run(tenant, user_id, WriteTurns(request=body), idempotency_key)
 
 
-@router.post(
-    "/turns:preview",
-    summary="What writing these turns would store (the gates' decisions), without storing anything",
-)
+@served(router, endpoints.PREVIEW_TURNS)
 async def preview_turns(
     user_id: UserIdPath, body: WriteTurnsRequest, tenant: TenantDep, gateway: GatewayDep
 ) -> TurnsPreview:
     return await gateway.run(tenant, user_id, PreviewTurns(request=body))
 
 
-@router.post("/memories", summary="Write one structured memory (it still passes both gates)")
+@served(router, endpoints.WRITE_MEMORY)
 async def write_memory(
     user_id: UserIdPath,
     body: WriteMemoryRequest,
@@ -75,7 +73,7 @@ async def write_memory(
     return await gateway.run(tenant, user_id, WriteMemory(request=body), idempotency_key)
 
 
-@router.get("/memories", summary="List memories, optionally by layer and state")
+@served(router, endpoints.LIST_MEMORIES)
 async def list_memories(
     user_id: UserIdPath,
     tenant: TenantDep,
@@ -89,14 +87,14 @@ async def list_memories(
     return await gateway.run(tenant, user_id, command)
 
 
-@router.get("/memories/{memory_id}", summary="One memory with its audit trail")
+@served(router, endpoints.GET_MEMORY)
 async def get_memory(
     user_id: UserIdPath, memory_id: MemoryIdPath, tenant: TenantDep, gateway: GatewayDep
 ) -> MemoryDetail:
     return await gateway.run(tenant, user_id, GetMemory(memory_id=memory_id))
 
 
-@router.post("/memories/{memory_id}/confirm", summary="Confirm a memory (counts as a restatement)")
+@served(router, endpoints.CONFIRM)
 async def confirm(
     user_id: UserIdPath,
     memory_id: MemoryIdPath,
@@ -107,16 +105,14 @@ async def confirm(
     return await gateway.run(tenant, user_id, Confirm(memory_id=memory_id, request=body or ConfirmRequest()))
 
 
-@router.post("/memories/{memory_id}/freeze", summary="Freeze a confirmed memory into core")
+@served(router, endpoints.FREEZE)
 async def freeze(
     user_id: UserIdPath, memory_id: MemoryIdPath, body: FreezeRequest, tenant: TenantDep, gateway: GatewayDep
 ) -> MemoryOut:
     return await gateway.run(tenant, user_id, Freeze(memory_id=memory_id, request=body))
 
 
-@router.post(
-    "/memories/{memory_id}/unfreeze", summary="Audited change of a frozen memory; it ends frozen again"
-)
+@served(router, endpoints.UNFREEZE)
 async def unfreeze(
     user_id: UserIdPath,
     memory_id: MemoryIdPath,
@@ -127,7 +123,7 @@ async def unfreeze(
     return await gateway.run(tenant, user_id, Unfreeze(memory_id=memory_id, request=body))
 
 
-@router.delete("/memories/{memory_id}", summary="Forget one memory everywhere, leaving a tombstone")
+@served(router, endpoints.FORGET)
 async def forget(
     user_id: UserIdPath,
     memory_id: MemoryIdPath,
@@ -139,13 +135,13 @@ async def forget(
     return await gateway.run(tenant, user_id, command)
 
 
-@router.delete("", summary="Erase the whole user everywhere, leaving a tombstone")
+@served(router, endpoints.ERASE_USER)
 async def erase_user(
     user_id: UserIdPath, tenant: TenantDep, gateway: GatewayDep, reason: ReasonQuery = "user request"
 ) -> EraseResult:
     return await gateway.run(tenant, user_id, EraseUser(request=EraseRequest(reason=reason)))
 
 
-@router.get("/profile", summary="The USER profile: slot conclusions and the memories behind them")
+@served(router, endpoints.PROFILE)
 async def profile(user_id: UserIdPath, tenant: TenantDep, gateway: GatewayDep) -> UserProfile:
     return await gateway.run(tenant, user_id, Profile())

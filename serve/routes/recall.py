@@ -3,13 +3,14 @@
 from fastapi import APIRouter
 
 from actors.app.commands import Recall
+from schemas import endpoints
 from schemas.api import RecallRequest, RecallResponse
-from serve.routes.deps import GatewayDep, TenantDep, UserIdPath
+from serve.routes.deps import GatewayDep, TenantDep, UserIdPath, served
 
-router = APIRouter(prefix="/v1/users/{user_id}", tags=["recall"])
+router = APIRouter(tags=["recall"])
 
 
-@router.post("/recall", summary="Recall memories for a query, each with its score breakdown and sources")
+@served(router, endpoints.RECALL)
 async def recall(
     user_id: UserIdPath, body: RecallRequest, tenant: TenantDep, gateway: GatewayDep
 ) -> RecallResponse:

@@ -3,13 +3,14 @@
 from fastapi import APIRouter
 
 from actors.app.commands import StartSession
+from schemas import endpoints
 from schemas.api import SessionContext, StartSessionRequest
-from serve.routes.deps import GatewayDep, TenantDep, UserIdPath
+from serve.routes.deps import GatewayDep, TenantDep, UserIdPath, served
 
-router = APIRouter(prefix="/v1/users/{user_id}", tags=["sessions"])
+router = APIRouter(tags=["sessions"])
 
 
-@router.post("/sessions", summary="Start (or resume) a session and get its frozen context snapshot")
+@served(router, endpoints.START_SESSION)
 async def start_session(
     user_id: UserIdPath, body: StartSessionRequest, tenant: TenantDep, gateway: GatewayDep
 ) -> SessionContext:
