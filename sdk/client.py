@@ -1,9 +1,10 @@
 """The Python client for the Hermes Memory HTTP API: synchronous (``HermesClient``) and asynchronous
 (``AsyncHermesClient``), over httpx, typed with the API models of ``schemas.api``.
 
-One method per user command of the service (``actors.app.commands``: ``Recall`` is ``recall``,
-``PreviewTurns`` is ``preview_turns``), each the description of its HTTP request, plus ``create_tenant``;
-the client holds the API key and sends it as ``X-API-Key``. In-cluster code runs the same command through the
+One method per operation of the API's table (``schemas.endpoints``: ``RECALL`` is ``recall``), each the
+operation's ``Call`` — every one a user command of the service (``actors.app.commands``: ``Recall``,
+``PreviewTurns``), plus ``create_tenant``, ``stats`` and ``health``; ``send(call)`` sends any call. The
+client holds the API key and sends it as ``X-API-Key``. In-cluster code runs the same command through the
 Serve handle: ``client.recall("u1", req)`` is ``handle.run.remote(key, "u1", Recall(request=req))``::
 
     with HermesClient("http://127.0.0.1:8000", api_key) as hermes:
