@@ -115,8 +115,6 @@ def _loose(annotation: Any) -> Any:
         return _loose(get_args(annotation)[0])
     if origin in (Union, types.UnionType):
         return Union[tuple(_loose(arg) for arg in get_args(annotation))]  # noqa: UP007
-    if origin is list:
-        return list[_loose(get_args(annotation)[0])]  # type: ignore[misc]
     return annotation
 
 

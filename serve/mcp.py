@@ -109,4 +109,3 @@ class McpEndpoint:
         if not isinstance(grant, KeyGrant):  # unreachable through __call__, which always sets it
             raise HermesError("the MCP request carries no authenticated tenant")
         return Caller(TenantOperations(self._gateway_of(), grant), bound_user=grant.user_id)
-
