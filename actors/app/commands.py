@@ -1,8 +1,10 @@
 """The user commands: every operation on one user's memory, declared once, as a small typed value.
 
 A command carries its request parameters (validated when it is built), its effect (``Effect``: what the
-quotas check, and which commands carry the write's request id) and ``run(service)``, which performs it on
-the user's service (``actors.app.service.UserMemoryService``) and answers the command's response type::
+quotas check, and which commands carry the write's request id), ``prepare``, what it reads from its request
+alone before it holds the user's mailbox (``Prepared``: a write's extraction, a recall's query, and their
+vectors once embedded), and ``run(service, prepared)``, which performs it on the user's service
+(``actors.app.service.UserMemoryService``) and answers the command's response type::
 
     class Recall(UserCommand[api.RecallResponse]):
         request: api.RecallRequest
@@ -24,15 +26,17 @@ and how many records the answer holds (``record_id``, ``record_count``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from enum import Enum
 from typing import ClassVar, Generic, Literal, Self, TypeVar
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from actors.app.service import UserMemoryService, extract_turns
+from actors.app.service import UserMemoryService
+from actors.app.write import Extraction, extract
 from actors.core.extraction import Extractor
-from actors.core.memory import utcnow
 from schemas import api
 from schemas.api_tenant import ResolveAlertRequest
 from schemas.enums import AlertStatus, Layer, State
@@ -43,11 +47,26 @@ R = TypeVar("R", bound=BaseModel)
 
 
 @dataclass(frozen=True, slots=True)
-class Texts:
-    """What a command will embed: queries (a recall's) and passages (a write's candidates)."""
+class Prepared:
+    """What a command reads from its request alone, computed once before it holds the user's mailbox (by
+    the host, while the call waits behind the user's earlier calls, or in the call's thread), and the
+    vectors of its texts when the host embedded them meanwhile: a vector depends on its text alone."""
 
-    queries: tuple[str, ...] = ()
-    passages: tuple[str, ...] = ()
+    #: a write's turns, read (``actors.app.write.extract``)
+    extraction: Extraction = Extraction()
+    #: a recall's query
+    query: str | None = None
+    #: the extraction's candidates' passage vectors, one row each, when embedded ahead
+    passage_vectors: np.ndarray | None = None
+    #: the query's vector, when embedded ahead
+    query_vector: np.ndarray | None = None
+
+    def embedded(self, query_vector: np.ndarray | None, passage_vectors: np.ndarray) -> Prepared:
+        return replace(self, query_vector=query_vector, passage_vectors=passage_vectors)
+
+
+#: what a command that reads nothing ahead prepares
+NOTHING_PREPARED = Prepared()
 
 
 #: most memories one page of ``ListMemories`` holds
@@ -92,7 +111,7 @@ class UserCommand(BaseModel, Generic[R]):
     effect: ClassVar[Effect]
     #: the GenAI memory operation it is, if any (a preview, the alerts or the profile are none)
     operation: ClassVar[MemoryOperation | None] = None
-    #: whether ``texts`` may name any
+    #: whether what it prepares may name texts to embed
     embeds: ClassVar[bool] = False
 
     @classmethod
@@ -112,13 +131,12 @@ class UserCommand(BaseModel, Generic[R]):
         """The command as sent for the request ``request_id``: only a write carries it (``Write``)."""
         return self
 
-    def texts(self, extractor: Extractor) -> Texts:
-        """The texts ``run`` will embed, as far as the request alone says (with the host's extractor). A
-        vector depends on its text alone, so a call that waits behind the user's earlier calls has them
-        embedded meanwhile (``UserHost.run``)."""
-        return Texts()
+    def prepare(self, extractor: Extractor, received: datetime) -> Prepared:
+        """What ``run`` needs that the request alone decides, read with the host's extractor; ``received``:
+        when the host received the call (a turn without a time is said then)."""
+        return NOTHING_PREPARED
 
-    def run(self, service: UserMemoryService) -> R:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> R:
         raise NotImplementedError
 
 
@@ -148,12 +166,11 @@ class WriteTurns(Write):
 
     request: api.WriteTurnsRequest
 
-    def texts(self, extractor: Extractor) -> Texts:
-        candidates, _, _ = extract_turns(extractor, self.request, utcnow())
-        return Texts(passages=tuple(c.content for c in candidates))
+    def prepare(self, extractor: Extractor, received: datetime) -> Prepared:
+        return Prepared(extraction=extract(extractor, self.request, received))
 
-    def run(self, service: UserMemoryService) -> api.WriteResult:
-        return service.write_turns(self.request, self.request_id)
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.WriteResult:
+        return service.write(service.prepared(prepared.extraction, prepared.passage_vectors), self.request_id)
 
 
 class WriteMemory(Write):
@@ -161,7 +178,7 @@ class WriteMemory(Write):
 
     request: api.WriteMemoryRequest
 
-    def run(self, service: UserMemoryService) -> api.WriteResult:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.WriteResult:
         return service.write_memory(self.request, self.request_id)
 
 
@@ -177,7 +194,7 @@ class ImportRecords(UserCommand[ImportResult]):
     def record_count(self, result: ImportResult) -> int:
         return result.memories_added
 
-    def run(self, service: UserMemoryService) -> ImportResult:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> ImportResult:
         return service.import_records(self.request)
 
 
@@ -185,11 +202,15 @@ class PreviewTurns(UserCommand[api.TurnsPreview]):
     """What writing these turns would do, decided on a copy of the user's memory and never stored."""
 
     effect = Effect.READS
+    embeds = True
 
     request: api.WriteTurnsRequest
 
-    def run(self, service: UserMemoryService) -> api.TurnsPreview:
-        return service.preview_turns(self.request)
+    def prepare(self, extractor: Extractor, received: datetime) -> Prepared:
+        return Prepared(extraction=extract(extractor, self.request, received))
+
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.TurnsPreview:
+        return service.preview(service.prepared(prepared.extraction, prepared.passage_vectors))
 
 
 # ------------------------------------------------------------------------------- recall and sessions
@@ -205,11 +226,11 @@ class Recall(UserCommand[api.RecallResponse]):
     def record_count(self, result: api.RecallResponse) -> int:
         return len(result.hits)
 
-    def texts(self, extractor: Extractor) -> Texts:
-        return Texts(queries=(self.request.query,))
+    def prepare(self, extractor: Extractor, received: datetime) -> Prepared:
+        return Prepared(query=self.request.query)
 
-    def run(self, service: UserMemoryService) -> api.RecallResponse:
-        return service.recall(self.request)
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.RecallResponse:
+        return service.recall(self.request, prepared.query_vector)
 
 
 class StartSession(UserCommand[api.SessionContext]):
@@ -220,7 +241,7 @@ class StartSession(UserCommand[api.SessionContext]):
 
     request: api.StartSessionRequest
 
-    def run(self, service: UserMemoryService) -> api.SessionContext:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.SessionContext:
         return service.start_session(self.request)
 
 
@@ -239,7 +260,7 @@ class ListMemories(UserCommand[api.MemoryList]):
     limit: int = Field(100, ge=1, le=MAX_PAGE)
     offset: int = Field(0, ge=0)
 
-    def run(self, service: UserMemoryService) -> api.MemoryList:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryList:
         return service.list_memories(self.layer, self.state, self.limit, self.offset)
 
 
@@ -251,7 +272,7 @@ class GetMemory(UserCommand[api.MemoryDetail]):
 
     memory_id: MemoryId
 
-    def run(self, service: UserMemoryService) -> api.MemoryDetail:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryDetail:
         return service.get_memory(self.memory_id)
 
 
@@ -262,7 +283,7 @@ class Confirm(UserCommand[api.MemoryOut]):
     memory_id: MemoryId
     request: api.ConfirmRequest = api.ConfirmRequest()
 
-    def run(self, service: UserMemoryService) -> api.MemoryOut:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryOut:
         return service.confirm(self.memory_id, self.request)
 
 
@@ -273,7 +294,7 @@ class Freeze(UserCommand[api.MemoryOut]):
     memory_id: MemoryId
     request: api.FreezeRequest
 
-    def run(self, service: UserMemoryService) -> api.MemoryOut:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryOut:
         return service.freeze(self.memory_id, self.request)
 
 
@@ -284,7 +305,7 @@ class Unfreeze(UserCommand[api.MemoryOut]):
     memory_id: MemoryId
     request: api.UnfreezeRequest
 
-    def run(self, service: UserMemoryService) -> api.MemoryOut:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryOut:
         return service.unfreeze(self.memory_id, self.request)
 
 
@@ -295,7 +316,7 @@ class Forget(UserCommand[api.ForgetResult]):
     memory_id: MemoryId
     request: api.ForgetRequest = api.ForgetRequest()
 
-    def run(self, service: UserMemoryService) -> api.ForgetResult:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.ForgetResult:
         return service.forget(self.memory_id, self.request)
 
 
@@ -305,7 +326,7 @@ class EraseUser(UserCommand[api.EraseResult]):
 
     request: api.EraseRequest = api.EraseRequest()
 
-    def run(self, service: UserMemoryService) -> api.EraseResult:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.EraseResult:
         return service.erase_user(self.request)
 
 
@@ -314,7 +335,7 @@ class Alerts(UserCommand[api.AlertList]):
 
     status: AlertFilter = "open"
 
-    def run(self, service: UserMemoryService) -> api.AlertList:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.AlertList:
         return service.alerts(alert_status(self.status))
 
 
@@ -326,7 +347,7 @@ class ResolveAlert(UserCommand[api.AlertOut]):
     alert_id: AlertId
     request: ResolveAlertRequest = ResolveAlertRequest()
 
-    def run(self, service: UserMemoryService) -> api.AlertOut:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.AlertOut:
         return service.resolve_alert(self.alert_id, self.request)
 
 
@@ -335,5 +356,5 @@ class Profile(UserCommand[api.UserProfile]):
 
     effect = Effect.READS
 
-    def run(self, service: UserMemoryService) -> api.UserProfile:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.UserProfile:
         return service.profile()

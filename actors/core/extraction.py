@@ -573,17 +573,20 @@ class RuleExtractor:
         )
 
 
-def apply_reading(candidate: Candidate, reading: SemanticReading) -> None:
-    """A slot-less candidate given the slot and value the semantic reader read in its clause
-    (``actors.language.understanding``): a weaker signal than a rule's, so a lower confidence. What the rules
-    made of it (a slot-less memory) is kept beside the reading: the gate keeps it if the reading restates."""
-    candidate.as_ruled = replace(candidate)
+def read_as(candidate: Candidate, reading: SemanticReading) -> Candidate:
+    """A slot-less candidate as a reader read its clause (``actors.app.write.read``): the reading's slot and
+    value, a weaker signal than a rule's, so a lower confidence. What the rules made of it (a slot-less
+    memory) is kept beside the reading: the gate keeps it if the reading restates."""
     polarity = Polarity.NEGATIVE if reading.negative else Polarity.POSITIVE
     finding = fact(reading.slot, reading.value, polarity=polarity, confidence=READER_CONFIDENCE)
-    candidate.slot, candidate.value, candidate.kind = reading.slot, reading.value, finding.kind
-    candidate.polarity = polarity
-    candidate.importance = max(candidate.importance, finding.importance)
-    candidate.confidence = finding.confidence
-    candidate.write_score = write_score(
-        candidate.content, finding.kind, slot=reading.slot, forced=candidate.forced
+    return replace(
+        candidate,
+        as_ruled=replace(candidate),
+        slot=reading.slot,
+        value=reading.value,
+        kind=finding.kind,
+        polarity=polarity,
+        importance=max(candidate.importance, finding.importance),
+        confidence=finding.confidence,
+        write_score=write_score(candidate.content, finding.kind, slot=reading.slot, forced=candidate.forced),
     )
