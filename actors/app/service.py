@@ -276,8 +276,8 @@ class UserMemoryService:
     def preview(self, prepared: PreparedWrite) -> api.TurnsPreview:
         """What ``write`` would do now, decided on a fork of the user's memory: nothing is committed, and
         the user's memory (with what recall derived from it) is left as it was."""
-        forked = copy.deepcopy(self.engine)
-        outcomes, changes = self._decide(forked, self._read(prepared), prepared.vectors)
+        forked, rows = copy.deepcopy(self.engine), copy.deepcopy(self._vectors)
+        outcomes, changes = self._decide(forked, self._read(prepared), prepared.vectors, rows)
         return api.TurnsPreview(
             user_id=self.user_id,
             outcomes=[
@@ -355,11 +355,14 @@ class UserMemoryService:
         raise AssertionError("unreachable")
 
     def _decide(
-        self, engine: GateEngine, candidates: Sequence[Candidate], vectors: np.ndarray
+        self,
+        engine: GateEngine,
+        candidates: Sequence[Candidate],
+        vectors: np.ndarray,
+        fork_rows: VectorRows | None = None,
     ) -> tuple[list[Outcome], GateChanges]:
         """The candidates through ``engine``'s gates, one by one: the user's own engine, or a fork of it (a
-        preview), whose near-duplicates come from a view of its own."""
-        live = engine is self.engine
+        preview) with a copy of the vector rows, where its views keep the vectors of what it changed."""
         changes = GateChanges()
         outcomes: list[Outcome] = []
         view: ActiveView | None = None
@@ -367,7 +370,11 @@ class UserMemoryService:
             for cand, vector in zip(candidates, vectors, strict=True):
                 self._bring_back_archived(engine, cand)
                 if view is None:
-                    view = self.active_view() if live else ActiveView(engine.active(), self.embedder.dim)
+                    view = (
+                        self.active_view()
+                        if fork_rows is None
+                        else ActiveView(engine.active(), self.embedder.dim, vectors=fork_rows)
+                    )
                 outcome, step = engine.write(cand, near_duplicates=view.nearest(vector, 3))
                 for item in step.upserted.values():
                     if item.embedding is None and item.content_hash == content_hash(cand.content):
@@ -376,7 +383,7 @@ class UserMemoryService:
                 changes.merge(step)
                 if step.upserted:  # the next candidate's near-duplicates include this one
                     view = None
-                    if live:
+                    if fork_rows is None:
                         self._view = None
         return outcomes, changes
 

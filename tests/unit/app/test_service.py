@@ -250,3 +250,59 @@ def test_a_call_prepared_ahead_embeds_nothing_again_and_answers_as_without_it(st
         return [(h.memory.content, h.score) for h in response.hits]
 
     assert decided(written) == decided(expected[0]) and ranked(found) == ranked(expected[1])
+
+
+def test_each_part_not_kept_is_named_with_its_turn_and_no_turn_with_a_fact_is_ignored(store, index):
+    svc = service(store, index)
+    result = say(
+        svc,
+        "s1",
+        "hi!",
+        "I live in Porto, what's a good day trip from here?",
+        "I'm Tomas by the way, and from now on always answer me in French.",
+        "my password is hunter2xyz and I work as a nurse",
+    )
+    assert result.ignored_turns == 1  # the greeting alone
+    assert [(k.dialog_id, k.detail) for k in result.not_kept] == [
+        ("s1-d0", "not kept: greeting"),
+        ("s1-d1", "not kept: request to the assistant"),
+        ("s1-d2", "not kept: instruction to the model"),
+        ("s1-d3", "not kept: secret redacted"),
+    ]
+    stored = {(i.slot, i.value) for i in svc.engine.active()}
+    assert {("basic.residence", "porto"), ("basic.name", "tomas"), ("basic.occupation", "nurse")} <= stored
+    words = " ".join(f"{i.content} {i.source_text or ''}" for i in svc.engine.active())
+    assert not any(w in words for w in ("day trip", "French", "hunter2xyz"))
+
+
+def test_a_preview_decides_on_a_fork_and_leaves_memory_and_recall_as_they_were(store, index):
+    """A preview that would correct a confirmed fact changes nothing the user's own write or recall sees:
+    both answer as for a user who never previewed."""
+    noon = datetime(2026, 6, 1, 12, tzinfo=UTC)
+    previewed, plain = (
+        UserMemoryService(
+            "acme", user, store=store, embedder=HashEmbedder(64), policy=GatePolicy(), clock=lambda: noon
+        )
+        for user in ("previewed", "plain")
+    )
+    question = api.RecallRequest(query="where do I live?")
+    for svc in (previewed, plain):
+        say(svc, "s1", "I live in Hangzhou", "I love jazz")
+        say(svc, "s2", "I live in Hangzhou")
+        svc.recall(question)  # recall's view built before the preview
+    change = api.WriteTurnsRequest(
+        session_id="s3", turns=[api.TurnIn(text="Actually I moved to Suzhou", dialog_id="s3-d0")]
+    )
+    preview = previewed.preview(previewed.prepared(previewed.extract(change)))
+    assert preview.outcomes and preview.outcomes[0].memory.value == "suzhou"
+    assert [i.value for i in by_slot(previewed, "basic.residence")] == ["hangzhou"]
+
+    def ranked(svc):
+        return [(h.memory.content, h.score.total) for h in svc.recall(question).hits]
+
+    assert ranked(previewed) == ranked(plain)
+    written = previewed.write_turns(change), plain.write_turns(change)
+    assert [(o.action, o.state) for o in written[0].outcomes] == [
+        (o.action, o.state) for o in written[1].outcomes
+    ]
+    assert ranked(previewed) == ranked(plain)
