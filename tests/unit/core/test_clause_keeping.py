@@ -21,10 +21,8 @@ FACTS = {
             st.sampled_from(["Porto", "Oslo", "Lyon", "Kyoto"]),
             st.sampled_from(["two", "three", "ten"]),
         ),
-        st.builds(
-            "I work as a {}".format, st.sampled_from(["nurse", "paramedic", "pharmacist", "teacher", "plumber"])
-        ),
-        st.builds("I'm allergic to {}".format, st.sampled_from(["peanuts", "kiwi", "shellfish", "penicillin"])),
+        st.builds("I work as a {}".format, st.sampled_from(["nurse", "paramedic", "pharmacist", "plumber"])),
+        st.builds("I'm allergic to {}".format, st.sampled_from(["peanuts", "kiwi", "shellfish"])),
         st.builds("my name is {}".format, st.sampled_from(["Priya", "Oluwaseun", "Tomas", "Mei"])),
         st.builds("I have a dog named {}".format, st.sampled_from(["Rex", "Biscuit", "Luna"])),
         st.builds("I love {}".format, st.sampled_from(["jazz", "hiking", "opera", "sushi"])),
@@ -49,7 +47,9 @@ REQUESTS = {
             "where should I go this weekend?",
         ]
     ),
-    "zh": st.sampled_from(["有什么防晒的好办法吗？", "周末去哪玩比较好？", "能推荐一本书吗？", "怎么修自行车？"]),
+    "zh": st.sampled_from(
+        ["有什么防晒的好办法吗？", "周末去哪玩比较好？", "能推荐一本书吗？", "怎么修自行车？"]
+    ),
 }
 ORDERS = {
     "en": st.sampled_from(
@@ -144,7 +144,12 @@ def test_a_greeting_before_a_fact_is_dropped_and_the_fact_kept(lang):
             "Porto",
             Dropped.REQUEST,
         ),
-        ("我在杭州做外卖骑手，这边夏天太热了，有什么防晒的好办法吗？", None, "杭州做外卖骑手", Dropped.REQUEST),
+        (
+            "我在杭州做外卖骑手，这边夏天太热了，有什么防晒的好办法吗？",
+            None,
+            "杭州做外卖骑手",
+            Dropped.REQUEST,
+        ),
         (
             "ugh the printer jammed again and IT took forever, honestly as a dental hygienist I do not have "
             "time for this, can you draft an email to IT?",
