@@ -12,11 +12,9 @@ Errors are the HTTP API's, word for word (``not_found: ...``).
 
 from __future__ import annotations
 
-from typing import cast
-
 from mcp.server.mcpserver import Context
 
-from mcp_door.tools import Caller, MemoryOperations, memory_server
+from mcp_door.tools import Caller, memory_server
 from schemas.api import ErrorBody
 from sdk.client import AsyncHermesClient, HermesConnectionError, HermesHTTPError
 
@@ -32,9 +30,7 @@ def client_error_body(exc: Exception) -> ErrorBody | None:
 
 async def serve_stdio(url: str, api_key: str, user_id: str | None = None) -> None:
     async with AsyncHermesClient(url, api_key) as client:
-        # the async client shares its typed methods with the sync one, annotated with their results;
-        # each returns the awaitable the protocol asks for
-        caller = Caller(cast(MemoryOperations, client), bound_user=user_id)
+        caller = Caller(client, bound_user=user_id)
 
         async def caller_of(_: Context) -> Caller:
             return caller

@@ -50,9 +50,9 @@ import asyncio
 import random
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Concatenate, Generic, Literal, ParamSpec, TypeVar, overload
 from urllib.parse import quote
 
 import httpx
@@ -89,6 +89,9 @@ from schemas.ids import InvalidIdentifier, check_memory_id, check_user_id
 
 DEFAULT_TIMEOUT_SECONDS = 30.0
 AlertFilter = Literal["open", "resolved", "all"]
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
+P = ParamSpec("P")
 
 # ------------------------------------------------------------------------------------------- errors
 
@@ -214,11 +217,21 @@ NO_RETRIES = RetryPolicy(attempts=1)
 _RETRY_STATUSES = frozenset({429, 503})
 
 
+def _model(model: type[M]) -> Callable[[httpx.Response], M]:
+    return lambda response: model.model_validate_json(response.content)
+
+
+def _json(response: httpx.Response) -> dict[str, Any]:
+    return dict(response.json())
+
+
 @dataclass(frozen=True, slots=True)
-class _Call:
+class _Call(Generic[T]):
+    """One HTTP request and how its answer is read."""
+
     method: str
     path: str
-    response: type[BaseModel] | None  # None: plain JSON
+    decode: Callable[[httpx.Response], T]
     body: BaseModel | dict | None = None
     params: dict[str, Any] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
@@ -235,14 +248,9 @@ class _Call:
             kwargs["json"] = self.body
         return kwargs
 
-    def decoded(self, response: httpx.Response) -> Any:
-        if self.response is None:
-            return response.json()
-        return self.response.model_validate_json(response.content)
-
 
 def _next_step(
-    policy: RetryPolicy, call: _Call, attempt: int, outcome: httpx.Response | httpx.TransportError
+    policy: RetryPolicy, call: _Call[Any], attempt: int, outcome: httpx.Response | httpx.TransportError
 ) -> float | None:
     """Seconds to wait before trying again, or None: the outcome is final (returned or raised)."""
     if attempt >= policy.attempts:
@@ -261,14 +269,14 @@ def _next_step(
     return policy.delay(attempt, None) if never_sent or call.idempotent else None
 
 
-def _final(call: _Call, outcome: httpx.Response | httpx.TransportError) -> Any:
+def _final(call: _Call[T], outcome: httpx.Response | httpx.TransportError) -> T:
     if isinstance(outcome, httpx.TimeoutException):
         raise HermesTimeout(f"{call.method} {call.path}: timed out ({outcome})") from outcome
     if isinstance(outcome, httpx.TransportError):
         raise HermesConnectionError(f"{call.method} {call.path}: {outcome!r}") from outcome
     if outcome.is_error:
         raise error_from(outcome)
-    return call.decoded(outcome)
+    return call.decode(outcome)
 
 
 # --------------------------------------------------------------------------------------- operations
@@ -297,39 +305,73 @@ def _reason(request: ForgetRequest | EraseRequest | dict | None) -> dict[str, An
     return {"reason": reason}
 
 
-def _write(path: str, response: type[BaseModel], body: BaseModel | dict, key: str | None) -> _Call:
+def _write(path: str, response: type[M], body: BaseModel | dict, key: str | None) -> _Call[M]:
     # one key for every attempt of this call: a retried write is applied once
     headers = {"Idempotency-Key": key or uuid.uuid4().hex}
-    return _Call("POST", path, response, body, headers=headers)
+    return _Call("POST", path, _model(response), body, headers=headers)
+
+
+class _Operation(Generic[P, T]):
+    """One operation, written once as the description of its HTTP request (``_Call[T]``). On a client it
+    is a method that sends it: on ``HermesClient`` it answers ``T``, on ``AsyncHermesClient`` it is a
+    coroutine of ``T``, and the type checker sees each as such."""
+
+    def __init__(self, describe: Callable[Concatenate[Any, P], _Call[T]]):
+        self._describe = describe
+        self.__doc__ = describe.__doc__
+
+    @overload
+    def __get__(self, client: None, owner: type) -> _Operation[P, T]: ...
+    @overload
+    def __get__(self, client: HermesClient, owner: type) -> Callable[P, T]: ...
+    @overload
+    def __get__(self, client: AsyncHermesClient, owner: type) -> Callable[P, Coroutine[Any, Any, T]]: ...
+    def __get__(self, client: HermesClient | AsyncHermesClient | None, owner: type) -> Any:
+        if client is None:
+            return self
+        describe, send = self._describe, client._send
+
+        def operation(*args: P.args, **kwargs: P.kwargs) -> Any:
+            return send(describe(client, *args, **kwargs))
+
+        operation.__doc__ = self.__doc__
+        return operation
+
+
+def operation(describe: Callable[Concatenate[Any, P], _Call[T]]) -> _Operation[P, T]:
+    return _Operation(describe)
 
 
 class _Operations:
-    """Every operation, written once as a request description; the two clients differ only in ``_send``
-    (on ``AsyncHermesClient`` each method returns an awaitable of the annotated type)."""
+    """Every operation, written once as a request description (``operation``); the two clients differ only
+    in ``_send``."""
 
-    def _send(self, call: _Call) -> Any:
-        raise NotImplementedError
-
+    @operation
     def write_turns(
         self, user_id: str, request: WriteTurnsRequest | dict, idempotency_key: str | None = None
-    ) -> WriteResult:
-        return self._send(_write(_user(user_id, "/turns"), WriteResult, request, idempotency_key))
+    ) -> _Call[WriteResult]:
+        return _write(_user(user_id, "/turns"), WriteResult, request, idempotency_key)
 
-    def preview_turns(self, user_id: str, request: WriteTurnsRequest | dict) -> TurnsPreview:
+    @operation
+    def preview_turns(self, user_id: str, request: WriteTurnsRequest | dict) -> _Call[TurnsPreview]:
         """What ``write_turns`` would store, without storing anything."""
-        return self._send(_Call("POST", _user(user_id, "/turns:preview"), TurnsPreview, request))
+        return _Call("POST", _user(user_id, "/turns:preview"), _model(TurnsPreview), request)
 
+    @operation
     def write_memory(
         self, user_id: str, request: WriteMemoryRequest | dict, idempotency_key: str | None = None
-    ) -> WriteResult:
-        return self._send(_write(_user(user_id, "/memories"), WriteResult, request, idempotency_key))
+    ) -> _Call[WriteResult]:
+        return _write(_user(user_id, "/memories"), WriteResult, request, idempotency_key)
 
-    def recall(self, user_id: str, request: RecallRequest | dict) -> RecallResponse:
-        return self._send(_Call("POST", _user(user_id, "/recall"), RecallResponse, request))
+    @operation
+    def recall(self, user_id: str, request: RecallRequest | dict) -> _Call[RecallResponse]:
+        return _Call("POST", _user(user_id, "/recall"), _model(RecallResponse), request)
 
-    def start_session(self, user_id: str, request: StartSessionRequest | dict) -> SessionContext:
-        return self._send(_Call("POST", _user(user_id, "/sessions"), SessionContext, request))
+    @operation
+    def start_session(self, user_id: str, request: StartSessionRequest | dict) -> _Call[SessionContext]:
+        return _Call("POST", _user(user_id, "/sessions"), _model(SessionContext), request)
 
+    @operation
     def list_memories(
         self,
         user_id: str,
@@ -337,53 +379,66 @@ class _Operations:
         state: State | None = None,
         limit: int = 100,
         offset: int = 0,
-    ) -> MemoryList:
+    ) -> _Call[MemoryList]:
         params = {"layer": layer, "state": state, "limit": limit, "offset": offset}
-        return self._send(_Call("GET", _user(user_id, "/memories"), MemoryList, params=params))
+        return _Call("GET", _user(user_id, "/memories"), _model(MemoryList), params=params)
 
-    def get_memory(self, user_id: str, memory_id: str) -> MemoryDetail:
-        return self._send(_Call("GET", _memory(user_id, memory_id), MemoryDetail))
+    @operation
+    def get_memory(self, user_id: str, memory_id: str) -> _Call[MemoryDetail]:
+        return _Call("GET", _memory(user_id, memory_id), _model(MemoryDetail))
 
+    @operation
     def confirm(
         self, user_id: str, memory_id: str, request: ConfirmRequest | dict | None = None
-    ) -> MemoryOut:
+    ) -> _Call[MemoryOut]:
         path = _memory(user_id, memory_id, "/confirm")
-        return self._send(_Call("POST", path, MemoryOut, request, idempotent=False))
+        return _Call("POST", path, _model(MemoryOut), request, idempotent=False)
 
-    def freeze(self, user_id: str, memory_id: str, request: FreezeRequest | dict) -> MemoryOut:
+    @operation
+    def freeze(self, user_id: str, memory_id: str, request: FreezeRequest | dict) -> _Call[MemoryOut]:
         path = _memory(user_id, memory_id, "/freeze")
-        return self._send(_Call("POST", path, MemoryOut, request, idempotent=False))
+        return _Call("POST", path, _model(MemoryOut), request, idempotent=False)
 
-    def unfreeze(self, user_id: str, memory_id: str, request: UnfreezeRequest | dict) -> MemoryOut:
+    @operation
+    def unfreeze(self, user_id: str, memory_id: str, request: UnfreezeRequest | dict) -> _Call[MemoryOut]:
         path = _memory(user_id, memory_id, "/unfreeze")
-        return self._send(_Call("POST", path, MemoryOut, request, idempotent=False))
+        return _Call("POST", path, _model(MemoryOut), request, idempotent=False)
 
+    @operation
     def forget(
         self, user_id: str, memory_id: str, request: ForgetRequest | dict | None = None
-    ) -> ForgetResult:
+    ) -> _Call[ForgetResult]:
         path = _memory(user_id, memory_id)
-        return self._send(_Call("DELETE", path, ForgetResult, params=_reason(request)))
+        return _Call("DELETE", path, _model(ForgetResult), params=_reason(request))
 
-    def erase_user(self, user_id: str, request: EraseRequest | dict | None = None) -> EraseResult:
-        return self._send(_Call("DELETE", _user(user_id), EraseResult, params=_reason(request)))
+    @operation
+    def erase_user(self, user_id: str, request: EraseRequest | dict | None = None) -> _Call[EraseResult]:
+        return _Call("DELETE", _user(user_id), _model(EraseResult), params=_reason(request))
 
-    def alerts(self, user_id: str, status: AlertFilter = "open") -> AlertList:
-        return self._send(_Call("GET", _user(user_id, "/alerts"), AlertList, params={"status": status}))
+    @operation
+    def alerts(self, user_id: str, status: AlertFilter = "open") -> _Call[AlertList]:
+        return _Call("GET", _user(user_id, "/alerts"), _model(AlertList), params={"status": status})
 
-    def profile(self, user_id: str) -> UserProfile:
-        return self._send(_Call("GET", _user(user_id, "/profile"), UserProfile))
+    @operation
+    def profile(self, user_id: str) -> _Call[UserProfile]:
+        return _Call("GET", _user(user_id, "/profile"), _model(UserProfile))
 
-    def create_tenant(self, admin_key: str, request: CreateTenantRequest | dict) -> TenantCreated:
+    @operation
+    def create_tenant(self, admin_key: str, request: CreateTenantRequest | dict) -> _Call[TenantCreated]:
         headers = {"X-Admin-Key": admin_key}
-        call = _Call("POST", "/admin/tenants", TenantCreated, request, headers=headers, idempotent=False)
-        return self._send(call)
+        call = _Call(
+            "POST", "/admin/tenants", _model(TenantCreated), request, headers=headers, idempotent=False
+        )
+        return call
 
     # not on the handle: the directory's figures and the liveness probe
-    def stats(self) -> DirectoryStats:
-        return self._send(_Call("GET", "/v1/stats", DirectoryStats))
+    @operation
+    def stats(self) -> _Call[DirectoryStats]:
+        return _Call("GET", "/v1/stats", _model(DirectoryStats))
 
-    def health(self) -> dict[str, Any]:
-        return self._send(_Call("GET", "/healthz", None))
+    @operation
+    def health(self) -> _Call[dict[str, Any]]:
+        return _Call("GET", "/healthz", _json)
 
 
 def _client_options(base_url: str, api_key: str | None, timeout: float | httpx.Timeout) -> dict[str, Any]:
@@ -406,7 +461,7 @@ class HermesClient(_Operations):
         self.retry = retry
         self._http = httpx.Client(transport=transport, **_client_options(base_url, api_key, timeout))
 
-    def _send(self, call: _Call) -> Any:
+    def _send(self, call: _Call[T]) -> T:
         attempt = 0
         while True:
             attempt += 1
@@ -445,7 +500,7 @@ class AsyncHermesClient(_Operations):
         self.retry = retry
         self._http = httpx.AsyncClient(transport=transport, **_client_options(base_url, api_key, timeout))
 
-    async def _send(self, call: _Call) -> Any:
+    async def _send(self, call: _Call[T]) -> T:
         attempt = 0
         while True:
             attempt += 1
