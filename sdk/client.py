@@ -47,8 +47,10 @@ Exceptions — everything the client raises derives from ``HermesClientError``:
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
+import types
 import uuid
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -314,28 +316,32 @@ def _write(path: str, response: type[M], body: BaseModel | dict, key: str | None
 class _Operation(Generic[P, T]):
     """One operation, written once as the description of its HTTP request (``_Call[T]``). On a client it
     is a method that sends it: on ``HermesClient`` it answers ``T``, on ``AsyncHermesClient`` it is a
-    coroutine of ``T``, and the type checker sees each as such."""
+    coroutine of ``T``, and the type checker sees each as such (``HermesClient.recall(client, …)`` too)."""
 
     def __init__(self, describe: Callable[Concatenate[Any, P], _Call[T]]):
         self._describe = describe
         self.__doc__ = describe.__doc__
 
     @overload
-    def __get__(self, client: None, owner: type) -> _Operation[P, T]: ...
+    def __get__(
+        self, client: None, owner: type[HermesClient]
+    ) -> Callable[Concatenate[HermesClient, P], T]: ...
+    @overload
+    def __get__(
+        self, client: None, owner: type[AsyncHermesClient]
+    ) -> Callable[Concatenate[AsyncHermesClient, P], Coroutine[Any, Any, T]]: ...
     @overload
     def __get__(self, client: HermesClient, owner: type) -> Callable[P, T]: ...
     @overload
     def __get__(self, client: AsyncHermesClient, owner: type) -> Callable[P, Coroutine[Any, Any, T]]: ...
     def __get__(self, client: HermesClient | AsyncHermesClient | None, owner: type) -> Any:
-        if client is None:
-            return self
-        describe, send = self._describe, client._send
+        describe = self._describe
 
-        def operation(*args: P.args, **kwargs: P.kwargs) -> Any:
-            return send(describe(client, *args, **kwargs))
+        @functools.wraps(describe)
+        def unbound(client: HermesClient | AsyncHermesClient, *args: P.args, **kwargs: P.kwargs) -> Any:
+            return client._send(describe(client, *args, **kwargs))
 
-        operation.__doc__ = self.__doc__
-        return operation
+        return unbound if client is None else types.MethodType(unbound, client)
 
 
 def operation(describe: Callable[Concatenate[Any, P], _Call[T]]) -> _Operation[P, T]:
