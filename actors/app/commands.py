@@ -103,8 +103,10 @@ class MemoryOperation(Enum):
     DELETE_STORE = "delete_memory_store"
 
 
-class UserCommand(BaseModel, Generic[R]):
-    """One operation on one user's memory, answering ``R``; run one at a time in the user's order."""
+class Command(BaseModel):
+    """What a host needs of any user command (``UserHost.run``): a remote method is not generic, so the host
+    takes a ``Command`` and answers a model, which the caller reads back as the command's response type
+    (``UserCommand.answer``)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -123,10 +125,6 @@ class UserCommand(BaseModel, Generic[R]):
         memory_id = getattr(self, "memory_id", None)
         return memory_id if isinstance(memory_id, str) else None
 
-    def record_count(self, result: R) -> int | None:
-        """How many memory records the answer holds or touched (``gen_ai.memory.record.count``)."""
-        return None
-
     def with_request_id(self, request_id: str) -> Self:
         """The command as sent for the request ``request_id``: only a write carries it (``Write``)."""
         return self
@@ -135,6 +133,35 @@ class UserCommand(BaseModel, Generic[R]):
         """What ``run`` needs that the request alone decides, read with the host's extractor; ``received``:
         when the host received the call (a turn without a time is said then)."""
         return NOTHING_PREPARED
+
+    def run(self, service: UserMemoryService, prepared: Prepared) -> BaseModel:
+        raise NotImplementedError
+
+
+class UserCommand(Command, Generic[R]):
+    """One operation on one user's memory, answering ``R``; run one at a time in the user's order."""
+
+    def record_count(self, result: R) -> int | None:
+        """How many memory records the answer holds or touched (``gen_ai.memory.record.count``)."""
+        return None
+
+    @classmethod
+    def response_type(cls) -> type[R]:
+        """The ``R`` of the ``UserCommand[R]`` the class derives from."""
+        for base in cls.__mro__:
+            metadata = getattr(base, "__pydantic_generic_metadata__", None)
+            if metadata and metadata["origin"] is UserCommand and metadata["args"]:
+                answers: tuple[type[R], ...] = metadata["args"]
+                return answers[0]
+        raise TypeError(f"{cls.__name__} names no response type")
+
+    def answer(self, response: BaseModel) -> R:
+        """A host's answer (``UserHost.run`` answers a model) as this command's response type, checked where
+        it comes back."""
+        expected = self.response_type()
+        if not isinstance(response, expected):
+            raise TypeError(f"{self.name()} answered {type(response).__name__}, not {expected.__name__}")
+        return response
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> R:
         raise NotImplementedError

@@ -3,7 +3,7 @@
 Each resident user has a mailbox (an ``asyncio.Lock``, which wakes waiters in arrival order): a user's calls
 run one at a time, in order, so gate logic never races; different users' calls run concurrently on the
 host's threads. A call takes its place in the mailbox in the order its submitter made it (``Turnstile``,
-``actors.runtime.turns``); one that has to wait is prepared meanwhile (``UserCommand.prepare``: a write's
+``actors.runtime.turns``); one that has to wait is prepared meanwhile (``Command.prepare``: a write's
 turns read once) and has what it will embed embedded, so it holds the mailbox for its own work only. A user is
 activated on their first call — claim the user in SQL (a new fencing epoch), load the active items — and
 passivated when least recently used beyond the host's user or memory budget, or idle
@@ -13,7 +13,10 @@ The host owns what every resident shares: one SQL engine, one embedding model wi
 (``BatchingEmbedder``), tenant policies, and a background thread that drains the vector-index outbox for
 the users this host serves. A host is called with one method for every user operation,
 ``host.run.remote(tenant_id, user_id, command, trace_context, turn)``, which runs the command
-(``actors.app.commands``) on the user's service and answers the command's response type.
+(``actors.app.commands``) on the user's service and answers the command's response (the caller reads it
+back as the command's type: ``UserCommand.answer``). ``HostActor`` is the Ray actor class of ``UserHost``
+and ``HostHandle`` a handle to one: Ray types a handle as the handle or the class, so every remote call
+(each method is a ``@ray.method``) is checked against the method's signature.
 
 Errors: ``WrongHost`` when the user belongs to another host under the current pool size (the caller
 refreshes its view of the pool and resends); ``OwnershipLost`` never leaves: the user is reloaded under a
@@ -30,14 +33,15 @@ import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar, cast
+from typing import Any, TypeAlias, cast
 
 import ray
 from pydantic import BaseModel
+from ray.actor import ActorProxy
 
 from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, span
-from actors.app.commands import Effect, Prepared, UserCommand
+from actors.app.commands import Command, Effect, Prepared
 from actors.app.service import UserMemoryService
 from actors.app.write import ClauseReader, UnruledReader
 from actors.core.extraction import make_extractor
@@ -54,7 +58,6 @@ from schemas.settings import GatePolicy, HermesSettings
 
 log = logging.getLogger(__name__)
 
-R = TypeVar("R", bound=BaseModel)
 UserKey = tuple[str, str]
 
 POOL_ACTOR_NAME = "host-pool"
@@ -116,7 +119,6 @@ class HostStats:
     prepared_recalls: int
 
 
-@ray.remote(num_cpus=0)
 class UserHost:
     def __init__(self, index: int, settings_json: str, pool_size: int):
         settings = HermesSettings.model_validate_json(settings_json)
@@ -178,14 +180,15 @@ class UserHost:
 
     # ------------------------------------------------------------------------------ user commands
 
+    @ray.method
     async def run(
         self,
         tenant_id: str,
         user_id: str,
-        command: UserCommand[R],
-        trace_context: dict[str, str] | None = None,
-        turn: Turn | None = None,
-    ) -> R:
+        command: Command,
+        trace_context: dict[str, str] | None,
+        turn: Turn | None,
+    ) -> BaseModel:
         """``command`` on the user's service, in the user's mailbox (activating the user if need be), after
         the calls of its ``turn``'s lane sent before it; it is prepared, and what it embeds embedded, while
         it waits."""
@@ -238,7 +241,7 @@ class UserHost:
             self._prepare_recall_when_idle(key, resident)
 
     async def _prepare_meanwhile(
-        self, key: UserKey, command: UserCommand[R], received: datetime, trace_context: dict[str, str] | None
+        self, key: UserKey, command: Command, received: datetime, trace_context: dict[str, str] | None
     ) -> Prepared | None:
         """``command`` prepared, with the vectors of its texts, for a call that waits behind the user's
         earlier calls: it then holds the user's mailbox for its own work only. A query the user asked lately
@@ -299,6 +302,7 @@ class UserHost:
 
     # ------------------------------------------------------------------------------ pool and figures
 
+    @ray.method
     async def set_pool_size(self, size: int) -> int:
         """The pool was resized: passivate the residents that now belong to another host; returns how many."""
         self.pool_size = size
@@ -307,12 +311,14 @@ class UserHost:
             await self._passivate(key)
         return len(moved)
 
+    @ray.method
     async def passivate_all(self) -> int:
         keys = list(self._residents)
         for key in keys:
             await self._passivate(key)
         return len(keys)
 
+    @ray.method
     async def drain_outbox(self) -> int:
         """Apply every outbox entry of this host's users now; returns how many (tests, shutdown)."""
         total = 0
@@ -322,6 +328,7 @@ class UserHost:
             if applied < OUTBOX_BATCH:
                 return total
 
+    @ray.method
     def stats(self) -> HostStats:
         return HostStats(
             host=self.name,
@@ -339,10 +346,12 @@ class UserHost:
             prepared_recalls=self._prepared_recalls,
         )
 
+    @ray.method
     def residents(self) -> list[UserKey]:
         """The users resident here now (tests check that no user is resident in two hosts)."""
         return list(self._residents)
 
+    @ray.method
     def node_id(self) -> str:
         return ray.get_runtime_context().get_node_id()
 
@@ -353,10 +362,10 @@ class UserHost:
         key: UserKey,
         resident: _Resident,
         trace_context: dict[str, str] | None,
-        command: UserCommand[R],
+        command: Command,
         prepared: Prepared | None,
         received: datetime,
-    ) -> R:
+    ) -> BaseModel:
         """In a worker thread, holding the user's mailbox; ``prepared``: None when the call did not wait."""
         with attached(trace_context), span(f"host.{command.name()}", tenant_id=key[0], host=self.name):
             if prepared is None:
@@ -520,3 +529,7 @@ class UserHost:
                 failures += 1
                 if failures in (1, 10) or failures % 100 == 0:
                     log.warning("%s: outbox not drained (%d failures): %s", self.name, failures, exc)
+
+
+HostActor = ray.remote(num_cpus=0)(UserHost)
+HostHandle: TypeAlias = ActorProxy[UserHost]
