@@ -326,7 +326,8 @@ class UserMemoryService:
             forced=request.remember,
             write_score=max(request.importance, 0.9 if request.remember else 0.0),
         )
-        return self._apply((cand,), self._embed([cand.content]), 0, request_id)
+        prepared = self.prepared(Extraction(candidates=(cand,)))
+        return self._apply(self._read(prepared), prepared.vectors, 0, request_id)
 
     def _apply(
         self,
