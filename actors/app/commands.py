@@ -46,7 +46,7 @@ from schemas.transfer import ImportRequest, ImportResult
 R = TypeVar("R", bound=BaseModel)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # vectors: compared by identity
 class Prepared:
     """What a command reads from its request alone, computed once before it holds the user's mailbox (by
     the host, while the call waits behind the user's earlier calls, or in the call's thread), and the

@@ -77,7 +77,7 @@ def not_kept_detail(reason: str) -> str:
     return f"not kept: {reason}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # vectors: compared by identity
 class PreparedWrite:
     """An extraction with its candidates' passage vectors: row ``n`` (float32) is candidate ``n``'s."""
 
