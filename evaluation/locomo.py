@@ -33,6 +33,7 @@ import numpy as np
 
 from actors.adapters.embedding import Embedder, make_embedder
 from actors.app.service import UserMemoryService
+from actors.app.write import ClauseReader, UnruledReader
 from actors.language.understanding.reader import SemanticReader
 from actors.store.sql.store import MemoryStore
 from evaluation.baselines import BM25Baseline, DenseBaseline, FusedBaseline
@@ -92,8 +93,10 @@ class MemorySystem:
 
     def __init__(self, store: MemoryStore, embedder: Embedder, policy: GatePolicy):
         self.store, self.embedder, self.policy = store, embedder, policy
-        # the semantic reader a host runs beside the rules (``UserHost.reader``)
-        self.reader = SemanticReader.load(embedder) if HermesSettings().semantic_reader else None
+        # the clause reader a host runs beside the rules (``UserHost.reader``)
+        self.reader: ClauseReader | None = (
+            UnruledReader(SemanticReader.load(embedder)) if HermesSettings().semantic_reader else None
+        )
 
     def service(self, conversation: Conversation, clock: ConversationClock) -> UserMemoryService:
         return UserMemoryService(

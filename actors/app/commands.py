@@ -1,8 +1,10 @@
 """The user commands: every operation on one user's memory, declared once, as a small typed value.
 
 A command carries its request parameters (validated when it is built), its effect (``Effect``: what the
-quotas check, and which commands carry the write's request id) and ``run(service)``, which performs it on
-the user's service (``actors.app.service.UserMemoryService``) and answers the command's response type::
+quotas check, and which commands carry the write's request id), ``prepare``, what it reads from its request
+alone before it holds the user's mailbox (``Prepared``: a write's extraction, a recall's query, and their
+vectors once embedded), and ``run(service, prepared)``, which performs it on the user's service
+(``actors.app.service.UserMemoryService``) and answers the command's response type::
 
     class Recall(UserCommand[api.RecallResponse]):
         request: api.RecallRequest
@@ -25,15 +27,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from enum import Enum
 from typing import Any, ClassVar, Generic, Self, TypeVar, cast
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from actors.app.service import UserMemoryService, extract_turns
+from actors.app.service import UserMemoryService
+from actors.app.write import Extraction, extract
 from actors.core.extraction import Extractor
-from actors.core.memory import utcnow
 from schemas import api
 from schemas.api import AlertFilter
 from schemas.api_tenant import ResolveAlertRequest
@@ -46,12 +50,27 @@ from schemas.transfer import ImportRequest, ImportResult
 R = TypeVar("R", bound=BaseModel)
 
 
-@dataclass(frozen=True, slots=True)
-class Texts:
-    """What a command will embed: queries (a recall's) and passages (a write's candidates)."""
+@dataclass(frozen=True, slots=True, eq=False)  # vectors: compared by identity
+class Prepared:
+    """What a command reads from its request alone, computed once before it holds the user's mailbox (by
+    the host, while the call waits behind the user's earlier calls, or in the call's thread), and the
+    vectors of its texts when the host embedded them meanwhile: a vector depends on its text alone."""
 
-    queries: tuple[str, ...] = ()
-    passages: tuple[str, ...] = ()
+    #: a write's turns, read (``actors.app.write.extract``)
+    extraction: Extraction = Extraction()
+    #: a recall's query
+    query: str | None = None
+    #: the extraction's candidates' passage vectors, one row each, when embedded ahead
+    passage_vectors: np.ndarray | None = None
+    #: the query's vector, when embedded ahead
+    query_vector: np.ndarray | None = None
+
+    def embedded(self, query_vector: np.ndarray | None, passage_vectors: np.ndarray) -> Prepared:
+        return replace(self, query_vector=query_vector, passage_vectors=passage_vectors)
+
+
+#: what a command that reads nothing ahead prepares
+NOTHING_PREPARED = Prepared()
 
 
 _CAMEL_BOUNDARY = re.compile(r"(?<!^)(?=[A-Z])")
@@ -85,15 +104,17 @@ class MemoryOperation(Enum):
     DELETE_STORE = "delete_memory_store"
 
 
-class UserCommand(BaseModel, Generic[R]):
-    """One operation on one user's memory, answering ``R``; run one at a time in the user's order."""
+class Command(BaseModel):
+    """What a host needs of any user command (``UserHost.run``): a remote method is not generic, so the host
+    takes a ``Command`` and answers a model, which the caller reads back as the command's response type
+    (``UserCommand.answer``)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     effect: ClassVar[Effect]
     #: the GenAI memory operation it is, if any (a preview, the alerts or the profile are none)
     operation: ClassVar[MemoryOperation | None] = None
-    #: whether ``texts`` may name any
+    #: whether what it prepares may name texts to embed
     embeds: ClassVar[bool] = False
 
     @classmethod
@@ -105,21 +126,45 @@ class UserCommand(BaseModel, Generic[R]):
         memory_id = getattr(self, "memory_id", None)
         return memory_id if isinstance(memory_id, str) else None
 
-    def record_count(self, result: R) -> int | None:
-        """How many memory records the answer holds or touched (``gen_ai.memory.record.count``)."""
-        return None
-
     def with_request_id(self, request_id: str) -> Self:
         """The command as sent for the request ``request_id``: only a write carries it (``Write``)."""
         return self
 
-    def texts(self, extractor: Extractor) -> Texts:
-        """The texts ``run`` will embed, as far as the request alone says (with the host's extractor). A
-        vector depends on its text alone, so a call that waits behind the user's earlier calls has them
-        embedded meanwhile (``UserHost.run``)."""
-        return Texts()
+    def prepare(self, extractor: Extractor, received: datetime) -> Prepared:
+        """What ``run`` needs that the request alone decides, read with the host's extractor; ``received``:
+        when the host received the call (a turn without a time is said then)."""
+        return NOTHING_PREPARED
 
-    def run(self, service: UserMemoryService) -> R:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> BaseModel:
+        raise NotImplementedError
+
+
+class UserCommand(Command, Generic[R]):
+    """One operation on one user's memory, answering ``R``; run one at a time in the user's order."""
+
+    def record_count(self, result: R) -> int | None:
+        """How many memory records the answer holds or touched (``gen_ai.memory.record.count``)."""
+        return None
+
+    @classmethod
+    def response_type(cls) -> type[R]:
+        """The ``R`` of the ``UserCommand[R]`` the class derives from."""
+        for base in cls.__mro__:
+            metadata = getattr(base, "__pydantic_generic_metadata__", None)
+            if metadata and metadata["origin"] is UserCommand and metadata["args"]:
+                answers: tuple[type[R], ...] = metadata["args"]
+                return answers[0]
+        raise TypeError(f"{cls.__name__} names no response type")
+
+    def answer(self, response: BaseModel) -> R:
+        """A host's answer (``UserHost.run`` answers a model) as this command's response type, checked where
+        it comes back."""
+        expected = self.response_type()
+        if not isinstance(response, expected):
+            raise TypeError(f"{self.name()} answered {type(response).__name__}, not {expected.__name__}")
+        return response
+
+    def run(self, service: UserMemoryService, prepared: Prepared) -> R:
         raise NotImplementedError
 
 
@@ -149,12 +194,11 @@ class WriteTurns(Write):
 
     request: api.WriteTurnsRequest
 
-    def texts(self, extractor: Extractor) -> Texts:
-        candidates, _, _ = extract_turns(extractor, self.request, utcnow())
-        return Texts(passages=tuple(c.content for c in candidates))
+    def prepare(self, extractor: Extractor, received: datetime) -> Prepared:
+        return Prepared(extraction=extract(extractor, self.request, received))
 
-    def run(self, service: UserMemoryService) -> api.WriteResult:
-        return service.write_turns(self.request, self.request_id)
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.WriteResult:
+        return service.write(service.prepared(prepared.extraction, prepared.passage_vectors), self.request_id)
 
 
 class WriteMemory(Write):
@@ -162,7 +206,7 @@ class WriteMemory(Write):
 
     request: api.WriteMemoryRequest
 
-    def run(self, service: UserMemoryService) -> api.WriteResult:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.WriteResult:
         return service.write_memory(self.request, self.request_id)
 
 
@@ -178,7 +222,7 @@ class ImportRecords(UserCommand[ImportResult]):
     def record_count(self, result: ImportResult) -> int:
         return result.memories_added
 
-    def run(self, service: UserMemoryService) -> ImportResult:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> ImportResult:
         return service.import_records(self.request)
 
 
@@ -186,11 +230,15 @@ class PreviewTurns(UserCommand[api.TurnsPreview]):
     """What writing these turns would do, decided on a copy of the user's memory and never stored."""
 
     effect = Effect.READS
+    embeds = True
 
     request: api.WriteTurnsRequest
 
-    def run(self, service: UserMemoryService) -> api.TurnsPreview:
-        return service.preview_turns(self.request)
+    def prepare(self, extractor: Extractor, received: datetime) -> Prepared:
+        return Prepared(extraction=extract(extractor, self.request, received))
+
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.TurnsPreview:
+        return service.preview(service.prepared(prepared.extraction, prepared.passage_vectors))
 
 
 # ------------------------------------------------------------------------------- recall and sessions
@@ -206,11 +254,11 @@ class Recall(UserCommand[api.RecallResponse]):
     def record_count(self, result: api.RecallResponse) -> int:
         return len(result.hits)
 
-    def texts(self, extractor: Extractor) -> Texts:
-        return Texts(queries=(self.request.query,))
+    def prepare(self, extractor: Extractor, received: datetime) -> Prepared:
+        return Prepared(query=self.request.query)
 
-    def run(self, service: UserMemoryService) -> api.RecallResponse:
-        return service.recall(self.request)
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.RecallResponse:
+        return service.recall(self.request, prepared.query_vector)
 
 
 class StartSession(UserCommand[api.SessionContext]):
@@ -221,7 +269,7 @@ class StartSession(UserCommand[api.SessionContext]):
 
     request: api.StartSessionRequest
 
-    def run(self, service: UserMemoryService) -> api.SessionContext:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.SessionContext:
         return service.start_session(self.request)
 
 
@@ -237,7 +285,7 @@ class ListMemories(UserCommand[api.MemoryList], api.MemoryPage):
     def record_count(self, result: api.MemoryList) -> int:
         return len(result.items)
 
-    def run(self, service: UserMemoryService) -> api.MemoryList:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryList:
         return service.list_memories(self.layer, self.state, self.limit, self.offset)
 
 
@@ -249,7 +297,7 @@ class GetMemory(UserCommand[api.MemoryDetail]):
 
     memory_id: MemoryId
 
-    def run(self, service: UserMemoryService) -> api.MemoryDetail:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryDetail:
         return service.get_memory(self.memory_id)
 
 
@@ -260,7 +308,7 @@ class Confirm(UserCommand[api.MemoryOut]):
     memory_id: MemoryId
     request: api.ConfirmRequest = api.ConfirmRequest()
 
-    def run(self, service: UserMemoryService) -> api.MemoryOut:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryOut:
         return service.confirm(self.memory_id, self.request)
 
 
@@ -271,7 +319,7 @@ class Freeze(UserCommand[api.MemoryOut]):
     memory_id: MemoryId
     request: api.FreezeRequest
 
-    def run(self, service: UserMemoryService) -> api.MemoryOut:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryOut:
         return service.freeze(self.memory_id, self.request)
 
 
@@ -282,7 +330,7 @@ class Unfreeze(UserCommand[api.MemoryOut]):
     memory_id: MemoryId
     request: api.UnfreezeRequest
 
-    def run(self, service: UserMemoryService) -> api.MemoryOut:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryOut:
         return service.unfreeze(self.memory_id, self.request)
 
 
@@ -293,7 +341,7 @@ class Forget(UserCommand[api.ForgetResult]):
     memory_id: MemoryId
     request: api.ForgetRequest = api.ForgetRequest()
 
-    def run(self, service: UserMemoryService) -> api.ForgetResult:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.ForgetResult:
         return service.forget(self.memory_id, self.request)
 
 
@@ -303,14 +351,14 @@ class EraseUser(UserCommand[api.EraseResult]):
 
     request: api.EraseRequest = api.EraseRequest()
 
-    def run(self, service: UserMemoryService) -> api.EraseResult:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.EraseResult:
         return service.erase_user(self.request)
 
 
 class Alerts(UserCommand[api.AlertList], api.AlertQuery):
     effect = Effect.READS
 
-    def run(self, service: UserMemoryService) -> api.AlertList:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.AlertList:
         return service.alerts(alert_status(self.status))
 
 
@@ -322,7 +370,7 @@ class ResolveAlert(UserCommand[api.AlertOut]):
     alert_id: AlertId
     request: ResolveAlertRequest = ResolveAlertRequest()
 
-    def run(self, service: UserMemoryService) -> api.AlertOut:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.AlertOut:
         return service.resolve_alert(self.alert_id, self.request)
 
 
@@ -331,7 +379,7 @@ class Profile(UserCommand[api.UserProfile]):
 
     effect = Effect.READS
 
-    def run(self, service: UserMemoryService) -> api.UserProfile:
+    def run(self, service: UserMemoryService, prepared: Prepared) -> api.UserProfile:
         return service.profile()
 
 

@@ -82,7 +82,5 @@ class ServiceMaintenance:
 def _moved(changes: GateChanges, placed: dict[str, tuple[Layer, State]]) -> list[MemoryItem]:
     """Upserted items whose index row (layer, state, content) differs from before: new ones included."""
     return [
-        item
-        for item in changes.upserted.values()
-        if placed.get(item.memory_id) != (item.layer, item.state)
+        item for item in changes.upserted.values() if placed.get(item.memory_id) != (item.layer, item.state)
     ]

@@ -15,7 +15,6 @@ import copy
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast, overload
 
@@ -26,15 +25,24 @@ from actors.adapters.tracing import span
 from actors.app.archive import IndexedArchive
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
 from actors.app.transfer import batch_of
+from actors.app.write import (
+    ClauseReader,
+    Extraction,
+    PreparedWrite,
+    extract,
+    not_kept_detail,
+    read,
+    read_into,
+)
 from actors.core.context import challenge_note, render_session_context, slot_template
-from actors.core.extraction import Extractor, Turn, apply_reading, make_extractor, split_speaker
+from actors.core.extraction import Dropped, Extractor, make_extractor
 from actors.core.forgetting import plan_forgetting
 from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine, Outcome
 from actors.core.memory import Alert, Candidate, GateChanges, MemoryItem, content_hash, utcnow
 from actors.core.profile import ProfileBuilder
 from actors.core.recall.engine import Hit, RecallEngine
-from actors.core.recall.vectors import VectorRows, item_vector
+from actors.core.recall.vectors import VectorRows, item_vector, vector_bytes
 from actors.core.recall.view import ActiveKeywords, ActiveView, ArchiveView
 from actors.core.records import CohortFeature
 from actors.core.slots import is_style
@@ -46,7 +54,6 @@ from actors.language.redaction import (
     plain_value,
 )
 from actors.language.safety.secrets import redact
-from actors.language.understanding.reader import SemanticReader
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore
 from actors.store.vectors.index import VectorIndex
@@ -66,40 +73,6 @@ def cleaned_text(text: str) -> Neutralized:
     """Caller-written text as it may be stored: secrets and identifiers redacted, invisible characters
     dropped, instruction-like spans flagged (the extractor does the same for conversation turns)."""
     return neutralize_injection(redact(text).text)
-
-
-@dataclass(frozen=True, slots=True)
-class Embedded:
-    """Vectors of a call's texts, embedded before the call ran: a vector depends on its text alone."""
-
-    queries: Mapping[str, np.ndarray] = field(default_factory=dict)
-    passages: Mapping[str, np.ndarray] = field(default_factory=dict)
-
-
-def extract_turns(
-    extractor: Extractor, request: api.WriteTurnsRequest, now: datetime
-) -> tuple[list[Candidate], int, list[api.NotKept]]:
-    """The candidates extraction proposes from the turns (a turn without a time is said ``now``), how many
-    turns proposed none, and which turns gave the assistant an order (not kept in their words). Reads the
-    request alone."""
-    candidates: list[Candidate] = []
-    not_kept: list[api.NotKept] = []
-    ignored = 0
-    for turn in request.turns:
-        found = extractor.extract(
-            Turn(
-                text=turn.text,
-                session_id=request.session_id,
-                dialog_id=turn.dialog_id,
-                role=turn.role,
-                at=turn.at or now,
-            )
-        )
-        ignored += not found
-        candidates.extend(found)
-        if turn.role == "user" and addressed_to_assistant(turn.text):
-            not_kept.append(api.NotKept(dialog_id=turn.dialog_id, detail=NOT_AN_INSTRUCTION))
-    return candidates, ignored, not_kept
 
 
 @overload
@@ -124,7 +97,7 @@ class UserMemoryService:
         embedder: Embedder,
         policy: GatePolicy,
         extractor: Extractor | None = None,
-        reader: Callable[[], SemanticReader | None] = lambda: None,
+        reader: Callable[[], ClauseReader | None] = lambda: None,
         clock: Callable[[], datetime] = utcnow,
         fence: Fence | None = None,
         on_index_change: Callable[[], None] = lambda: None,
@@ -140,7 +113,7 @@ class UserMemoryService:
         self.embedder = embedder
         self.policy = policy
         self.extractor = extractor or make_extractor()  # the host passes the one its settings name
-        #: the semantic reader for clauses no rule reads (the host's, loaded on first use), or None
+        #: the clause reader of a write's candidates (the host's, loaded on first use), or None
         self.reader = reader
         self.clock = clock
         self.fence = fence
@@ -151,7 +124,6 @@ class UserMemoryService:
         #: recall heat not yet in SQL: committed with the next change, or by ``flush_access``
         self._pending_access = GateChanges()
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._passages_ahead: Mapping[str, np.ndarray] = {}
         self._view: ActiveView | None = None
         self._keywords = ActiveKeywords()
         #: whether this user has recalled since activation (then a change's rebuild is worth doing early)
@@ -194,7 +166,7 @@ class UserMemoryService:
         batch, refused = batch_of(self.tenant_id, self.user_id, request.records)
         to_embed = [item for item in batch.items if item.state is not State.DELETED]
         for item, vector in zip(to_embed, self._embed([i.content for i in to_embed]), strict=True):
-            item.embedding = vector.tobytes()
+            item.embedding = vector_bytes(vector)
         self.flush_access()
         with span("sql.import", items=len(batch.items), events=len(batch.events)):
             counts = self.store.transfer.add(self.tenant_id, self.user_id, batch, fence=self.fence)
@@ -279,39 +251,54 @@ class UserMemoryService:
     # ------------------------------------------------------------------ writes
 
     def write_turns(self, request: api.WriteTurnsRequest, request_id: str | None = None) -> api.WriteResult:
+        """The whole chain here, in one call (``actors.app.write``): the turns read now, embedded, written."""
+        return self.write(self.prepared(self.extract(request)), request_id)
+
+    def extract(self, request: api.WriteTurnsRequest) -> Extraction:
+        """The request's turns read with this service's extractor, a turn without a time said now."""
+        with span("extract", turns=len(request.turns)):
+            return extract(self.extractor, request, self.clock())
+
+    def prepared(self, extraction: Extraction, ahead: np.ndarray | None = None) -> PreparedWrite:
+        """The extraction with its candidates' vectors: ``ahead`` when the host embedded them while the call
+        waited, else embedded now."""
+        vectors = self._embed(extraction.passages) if ahead is None else ahead
+        return PreparedWrite(extraction, np.asarray(vectors, dtype=np.float32))
+
+    def write(self, prepared: PreparedWrite, request_id: str | None = None) -> api.WriteResult:
+        """Read, decide and commit a prepared write under ``request_id``."""
         # what earlier writes archived or superseded is in SQL: memory goes back to what a load holds
         self.engine.forget_inactive()
-        candidates, ignored, not_kept = self._extract(request)
-        return self._apply_candidates(candidates, ignored, request_id, not_kept)
+        extraction = prepared.extraction
+        candidates = self._read(prepared)
+        return self._apply(candidates, prepared.vectors, extraction.ignored, request_id, extraction.not_kept)
 
-    def preview_turns(self, request: api.WriteTurnsRequest) -> api.TurnsPreview:
-        """What ``write_turns`` would do now, decided on a copy of the user's memory: nothing is committed,
-        and the user's memory (with what recall derived from it) is left as it was."""
-        candidates, ignored, _ = self._extract(request)
-        vectors = self._embed([c.content for c in candidates])
-        engine, view = self.engine, self._view
-        self.engine = copy.deepcopy(engine)
-        try:
-            outcomes, changes = self._decide(candidates, vectors)
-            decided = self.engine
-        finally:
-            self.engine, self._view = engine, view
+    def preview(self, prepared: PreparedWrite) -> api.TurnsPreview:
+        """What ``write`` would do now, decided on a fork of the user's memory: nothing is committed, and
+        the user's memory (with what recall derived from it) is left as it was."""
+        forked, rows = copy.deepcopy(self.engine), copy.deepcopy(self._vectors)
+        outcomes, changes = self._decide(forked, self._read(prepared), prepared.vectors, rows)
         return api.TurnsPreview(
             user_id=self.user_id,
             outcomes=[
                 api.PreviewOutcome(
                     **self._outcome(o).model_dump(),
-                    memory=api.MemoryOut.model_validate(decided.get(o.memory_id)),
+                    memory=api.MemoryOut.model_validate(forked.get(o.memory_id)),
                 )
                 for o in outcomes
             ],
             alerts=[api.AlertOut.model_validate(a) for a in changes.alerts],
-            ignored_turns=ignored,
+            ignored_turns=prepared.extraction.ignored,
         )
 
-    def _extract(self, request: api.WriteTurnsRequest) -> tuple[list[Candidate], int, list[api.NotKept]]:
-        with span("extract", turns=len(request.turns)):
-            return extract_turns(self.extractor, request, self.clock())
+    def _read(self, prepared: PreparedWrite) -> tuple[Candidate, ...]:
+        """The candidates as the clause reader reads them, on the vectors already computed for the index."""
+        candidates = prepared.extraction.candidates
+        reader = self.reader() if candidates else None
+        if reader is None:
+            return candidates
+        with span("reader.read", candidates=len(candidates)):
+            return read_into(candidates, read(prepared, reader))
 
     def write_memory(self, request: api.WriteMemoryRequest, request_id: str | None = None) -> api.WriteResult:
         cleaned = cleaned_text(request.content)
@@ -339,11 +326,13 @@ class UserMemoryService:
             forced=request.remember,
             write_score=max(request.importance, 0.9 if request.remember else 0.0),
         )
-        return self._apply_candidates([cand], 0, request_id)
+        prepared = self.prepared(Extraction(candidates=(cand,)))
+        return self._apply(self._read(prepared), prepared.vectors, 0, request_id)
 
-    def _apply_candidates(
+    def _apply(
         self,
-        candidates: list[Candidate],
+        candidates: Sequence[Candidate],
+        vectors: np.ndarray,
         ignored: int,
         request_id: str | None,
         not_kept: Sequence[api.NotKept] = (),
@@ -351,11 +340,9 @@ class UserMemoryService:
         """Decide and commit the candidates under ``request_id``. A request already applied is not read for
         first: its id's row makes the commit fail (every write would otherwise pay a SQL read for the rare
         resend), and the answer is then the one stored with it; nothing of the second decision lands."""
-        vectors = self._embed([c.content for c in candidates])
-        self._read_unruled(candidates, vectors)
         for attempt in (1, 2):
             try:
-                outcomes, changes = self._decide(candidates, vectors)
+                outcomes, changes = self._decide(self.engine, candidates, vectors)
                 result = self._result(outcomes, ignored, changes.alerts, not_kept)
                 self._commit(changes, request_id=request_id, result=result.model_dump(mode="json"))
                 return result
@@ -368,36 +355,40 @@ class UserMemoryService:
                 self.engine = self._load()  # someone (a job) changed this user under the optimistic lock
         raise AssertionError("unreachable")
 
-    def _read_unruled(self, candidates: list[Candidate], vectors: np.ndarray) -> None:
-        """Slot-less candidates read by the semantic reader, on the vectors already computed for the index:
-        one small matrix product each."""
-        unruled = [(c, v) for c, v in zip(candidates, vectors, strict=True) if c.slot is None]
-        reader = self.reader() if unruled else None
-        if reader is None:
-            return
-        with span("reader.read", candidates=len(unruled)):
-            for cand, vector in unruled:
-                reading = reader.read(split_speaker(cand.content)[1], vector)
-                if reading is not None:
-                    apply_reading(cand, reading)
-
-    def _decide(self, candidates: list[Candidate], vectors: np.ndarray) -> tuple[list[Outcome], GateChanges]:
+    def _decide(
+        self,
+        engine: GateEngine,
+        candidates: Sequence[Candidate],
+        vectors: np.ndarray,
+        fork_rows: VectorRows | None = None,
+    ) -> tuple[list[Outcome], GateChanges]:
+        """The candidates through ``engine``'s gates, one by one: the user's own engine, or a fork of it (a
+        preview) with a copy of the vector rows, where its views keep the vectors of what it changed."""
         changes = GateChanges()
         outcomes: list[Outcome] = []
+        view: ActiveView | None = None
         with span("gate.write", candidates=len(candidates)):
             for cand, vector in zip(candidates, vectors, strict=True):
-                self._bring_back_archived(cand)
-                outcome, step = self.engine.write(cand, near_duplicates=self._near_duplicates(vector))
+                self._bring_back_archived(engine, cand)
+                if view is None:
+                    view = (
+                        self.active_view()
+                        if fork_rows is None
+                        else ActiveView(engine.active(), self.embedder.dim, vectors=fork_rows)
+                    )
+                outcome, step = engine.write(cand, near_duplicates=view.nearest(vector, 3))
                 for item in step.upserted.values():
                     if item.embedding is None and item.content_hash == content_hash(cand.content):
-                        item.embedding = vector.astype(np.float32).tobytes()
+                        item.embedding = vector_bytes(vector)
                 outcomes.append(outcome)
                 changes.merge(step)
-                if step.upserted:
-                    self._view = None  # the next candidate's near-duplicates include this one
+                if step.upserted:  # the next candidate's near-duplicates include this one
+                    view = None
+                    if fork_rows is None:
+                        self._view = None
         return outcomes, changes
 
-    def _bring_back_archived(self, cand: Candidate) -> None:
+    def _bring_back_archived(self, engine: GateEngine, cand: Candidate) -> None:
         """Archived items the candidate may restate, so the gate can restore instead of duplicating. When
         memory already holds the whole archive (a recall loaded it) it names them, and SQL is read only for
         those (the two searches in SQL were a fifth of a write's CPU, and most writes restate nothing
@@ -418,25 +409,14 @@ class UserMemoryService:
                 self.store.find_archived(self.tenant_id, self.user_id, slot=slot, limit=20) if slot else []
             )
         for item in found:
-            self.engine.items.setdefault(item.memory_id, item)
-
-    def _near_duplicates(self, vector: np.ndarray) -> list[tuple[str, float]]:
-        return self.active_view().nearest(vector, 3)
+            engine.items.setdefault(item.memory_id, item)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        """Passage vectors: those the host embedded ahead for this call, the rest now."""
-        vectors = np.zeros((len(texts), self.embedder.dim), dtype=np.float32)
-        missing: list[int] = []
-        for n, text in enumerate(texts):
-            ahead = self._passages_ahead.get(text)
-            if ahead is None:
-                missing.append(n)
-            else:
-                vectors[n] = ahead
-        if missing:
-            with span("embedder.embed_passages", texts=len(missing)):
-                vectors[missing] = self.embedder.embed_passages([texts[n] for n in missing])
-        return vectors
+        """Passage vectors of ``texts``, float32, one row each."""
+        if not texts:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        with span("embedder.embed_passages", texts=len(texts)):
+            return np.asarray(self.embedder.embed_passages(texts), dtype=np.float32)
 
     def _commit(
         self, changes: GateChanges, *, index_items: Iterable[MemoryItem] | None = None, **kwargs: Any
@@ -487,7 +467,7 @@ class UserMemoryService:
         missing = [i for i in missing if i.embedding is None]
         if missing:
             for item, vector in zip(missing, self._embed([i.content for i in missing]), strict=True):
-                item.embedding = vector.tobytes()
+                item.embedding = vector_bytes(vector)
 
     def _source_vector(self, memory_id: str) -> np.ndarray | None:
         item = self.engine.items.get(memory_id)
@@ -526,11 +506,12 @@ class UserMemoryService:
 
     # ------------------------------------------------------------------ recall and sessions
 
-    def recall(self, request: api.RecallRequest) -> api.RecallResponse:
+    def recall(self, request: api.RecallRequest, ahead: np.ndarray | None = None) -> api.RecallResponse:
+        """``ahead``: the query's vector, when the host embedded it while the call waited."""
         if "k" not in request.model_fields_set:  # no k asked for: the tenant's default
             request = request.model_copy(update={"k": self.policy.top_k})
         self._refreeze_due()
-        query_vector = self._embed_query(request.query)
+        query_vector = self._embed_query(request.query, ahead)
         self._recalls = True
         engine = RecallEngine(
             self.active_view(), self.archive_view, self.policy, self.clock(), vector_of=self._vector_of
@@ -571,20 +552,13 @@ class UserMemoryService:
         while the user's call runs in a thread."""
         return self._queries.get(query)
 
-    def use_embedded(self, embedded: Embedded) -> None:
-        """Vectors of the next call's texts, embedded by the host while the call waited (``UserHost.run``):
-        the queries join the user's recent ones, the passages serve that call only."""
-        for query, vector in embedded.queries.items():
-            self._remember_query(query, vector)
-        self._passages_ahead = embedded.passages
-
-    def _embed_query(self, query: str) -> np.ndarray:
-        cached = self._queries.get(query)
-        if cached is not None:
-            self._queries.move_to_end(query)
-            return cached
-        with span("embedder.embed_queries"):
-            vector: np.ndarray = np.asarray(self.embedder.embed_queries([query]), dtype=np.float32)[0]
+    def _embed_query(self, query: str, ahead: np.ndarray | None) -> np.ndarray:
+        """The query's vector: ``ahead``, else one of the user's recent queries, else embedded now; it joins
+        the recent ones."""
+        vector = self._queries.get(query) if ahead is None else ahead
+        if vector is None:
+            with span("embedder.embed_queries"):
+                vector = np.asarray(self.embedder.embed_queries([query]), dtype=np.float32)[0]
         self._remember_query(query, vector)
         return vector
 
@@ -764,7 +738,7 @@ class UserMemoryService:
 
 
 FORGOTTEN = "forgotten everywhere: the item, summaries that merged it, its words in other turn texts"
-NOT_AN_INSTRUCTION = "not kept: an instruction to the assistant"
+NOT_AN_INSTRUCTION = not_kept_detail(Dropped.INSTRUCTION.value)
 OUTSIDE_VOCABULARY = "not kept: a style value outside the closed vocabulary (actors.core.style)"
 
 

@@ -7,7 +7,8 @@ Pipeline for one turn:
 2. ``neutralize_injection`` strips invisible characters; a turn that tries to instruct a future prompt is
    refused outright; ``redact`` then removes secrets and identifiers, so no candidate can carry one;
 3. small talk ("hi", "thanks", 哈哈) and questions give nothing, but for a way of answering asked of the
-   assistant ("Can you be more concise?");
+   assistant ("Can you be more concise?"); what a question sentence tells before it asks is read like any
+   sentence ("I've lived in Porto for years, what's a good day trip?": ``segments``);
 4. each sentence is cut into clauses (``actors.language.segments``), each read in the language pack its
    script chooses (``actors.language.pack``), and every clause goes through that pack's rule books
    (``actors.language.{en,zh}.{facts,tastes}``) — declared facts, style, temporary states, tastes, plans,
@@ -18,6 +19,10 @@ Pipeline for one turn:
    remembered too, below the threshold;
 6. sentence markers adjust each finding: hedges lower confidence (and cancel corrections), corrections and
    change verbs set ``is_correction``, "remember this" forces the write.
+
+What is not kept is said where it stands (``Dropped``): a greeting, a request to the assistant, an
+instruction to the model, a secret. A turn is never dropped whole because one of its clauses is one of
+those; only a turn that tries to instruct a future prompt is refused whole (step 2).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from enum import Enum
 from typing import Literal, Protocol, cast
 
 from actors.adapters import plugins
@@ -63,6 +69,32 @@ class Turn:
 
 class Extractor(Protocol):
     def extract(self, turn: Turn) -> list[Candidate]: ...
+
+
+class Dropped(Enum):
+    """Why a part of a user's turn is not kept, in words a developer can act on."""
+
+    REQUEST = "request to the assistant"
+    INSTRUCTION = "instruction to the model"
+    GREETING = "greeting"
+    SECRET = "secret redacted"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnReading:
+    """What one turn gives: its candidates, and why each part not kept was dropped (one per clause, in
+    order; a secret once per kind redacted)."""
+
+    candidates: tuple[Candidate, ...] = ()
+    dropped: tuple[Dropped, ...] = ()
+
+
+def read_turn(extractor: Extractor, turn: Turn) -> TurnReading:
+    """The turn read by ``extractor``; a plug-in that only proposes candidates says nothing of what it
+    dropped."""
+    if isinstance(extractor, RuleExtractor):
+        return extractor.read(turn)
+    return TurnReading(tuple(extractor.extract(turn)))
 
 
 #: a clause longer than this is no simple statement; rules read only its head (bounds regex work)
@@ -171,6 +203,15 @@ def _generic(clause: Clause, markers: Reading) -> Finding | None:
     )
 
 
+def _not_of_the_user(clause: Clause, markers: Reading) -> Dropped | None:
+    """Why a clause nothing was read in is not kept, when it is something other than a thin statement."""
+    if is_small_talk(clause.probe, markers):
+        return Dropped.GREETING
+    if markers.request.match(clause.probe):
+        return Dropped.REQUEST
+    return None
+
+
 def _sentence_as_clause(sentence: Sentence) -> Clause:
     return Clause(
         text=sentence.text,
@@ -249,30 +290,6 @@ def _orders(sentence: Sentence) -> list[Clause]:
     return orders
 
 
-def _without_orders(text: str, sentences: list[Sentence], orders: list[list[Clause]]) -> str:
-    """The turn's words less every part addressed to the assistant: cut out of the text as written, or,
-    where a part cannot be found in it as such (folded punctuation), the turn's other parts joined."""
-    for ordered in orders:
-        for clause in ordered:
-            for part, order in order_parts(clause.text):
-                if order and part not in text:
-                    return _other_parts(sentences, orders)
-                if order:
-                    text = text.replace(part, " ")
-    return " ".join(text.split())
-
-
-def _other_parts(sentences: list[Sentence], orders: list[list[Clause]]) -> str:
-    kept: list[str] = []
-    for sentence, ordered in zip(sentences, orders, strict=True):
-        for clause in sentence.clauses:
-            if clause not in ordered:
-                kept.append(clause.text)
-            else:
-                kept += [part for part, order in order_parts(clause.text) if not order]
-    return " ".join(kept)
-
-
 def _read_ordered(clause: Clause, markers: Reading) -> list[tuple[Finding, str]]:
     """A clause that gives the assistant an order: its parts that are orders give only their slot findings
     (words ``ORDER``); the parts that say something of the user are read like any clause."""
@@ -294,33 +311,76 @@ def _with_words(clause: Clause, markers: Reading) -> list[tuple[Finding, str]]:
     return [(f, _content(clause.text, f)) for f in _match(clause, markers)]
 
 
-def _read(
-    sentence: Sentence, forced: bool, correction: bool, markers: Reading, orders: list[Clause]
-) -> list[tuple[Finding, str]]:
-    """Every finding of one sentence, each with the words it came from. Of a clause addressed to the
-    assistant only its slot findings are kept, with the words ``ORDER`` (``_as_stated`` gives them the
-    service's template): an instruction is never stored in the words it was given in."""
-    if not sentence.text:
-        return []
-    if sentence.question:
-        # "Can you be more concise?" asks for a way of answering: an instruction, the one thing a question
-        # holds, and only when it is a request to the assistant ("is it ok if I answer in a table?" is not)
-        if not markers.request.match(sentence.text):
-            return []
+Findings = list[tuple[Finding, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class _SentenceReading:
+    """One sentence read: its findings with their words, why each part not kept was dropped, and the
+    sentence's words less those parts (what the turn text kept for recall quotes of it)."""
+
+    found: Findings
+    dropped: list[Dropped]
+    kept: str
+
+
+def _asked(sentence: Sentence, markers: Reading) -> _SentenceReading:
+    """A question: "Can you be more concise?" asks for a way of answering, an instruction, the one thing a
+    question holds, and only when it is a request to the assistant ("is it ok if I answer in a table?" is
+    not); anything else it asks is not kept."""
+    found: Findings = []
+    if markers.request.match(sentence.text):
         request = replace(_sentence_as_clause(sentence), text=sentence.text.rstrip("?？ "))
         asked = _instructions(request, _read_books(request.text[:MAX_PROBE_CHARS], sentence.pack))
-        return [(finding, ORDER) for finding in asked if is_style(finding.slot)]
+        found = [(finding, ORDER) for finding in asked if is_style(finding.slot)]
+    if found:
+        return _SentenceReading(found, [], "")
+    reason = Dropped.INSTRUCTION if addressed_to_assistant(sentence.text) else Dropped.REQUEST
+    return _SentenceReading([], [reason], "")
+
+
+def _read_clauses(sentence: Sentence, markers: Reading, orders: list[Clause]) -> _SentenceReading:
+    """The findings of each clause of a sentence, why each clause not kept was dropped, and the words of
+    the others. Of a clause addressed to the assistant only its slot findings are kept
+    (``_read_ordered``), and only its parts that say something of the user are words kept."""
+    found: Findings = []
+    dropped: list[Dropped] = []
+    kept: list[str] = []
+    for clause in sentence.clauses:
+        if clause in orders:
+            found += _read_ordered(clause, markers)
+            dropped.append(Dropped.INSTRUCTION)
+            kept += [part for part, order in order_parts(clause.text) if not order]
+            continue
+        read = _with_words(clause, markers)
+        reason = None if read else _not_of_the_user(clause, markers)
+        found += read
+        dropped += [reason] if reason else []
+        kept += [] if reason else [clause.text]
+    return _SentenceReading(found, dropped, " ".join(kept) if dropped else sentence.text)
+
+
+def _read(
+    sentence: Sentence, forced: bool, correction: bool, markers: Reading, orders: list[Clause]
+) -> _SentenceReading:
+    """Every finding of one sentence, each with the words it came from, and why each part not kept was
+    dropped. Of a clause addressed to the assistant only its slot findings are kept, with the words
+    ``ORDER`` (``_as_stated`` gives them the service's template): an instruction is never stored in the
+    words it was given in."""
+    if not sentence.text:
+        return _SentenceReading([], [], "")
+    if sentence.question:
+        return _asked(sentence, markers)
+    clauses = _read_clauses(sentence, markers, orders)
     if orders:
-        return [
-            pair
-            for c in sentence.clauses
-            for pair in (_read_ordered(c, markers) if c in orders else _with_words(c, markers))
-        ]
+        return clauses
     contrast = _contrast(sentence, markers)
     if contrast:
-        return [(contrast, sentence.text)]
-    found = [(f, _content(c.text, f)) for c in sentence.clauses for f in _match(c, markers)]
-    if len(found) == 1 and not found[0][0].swap:
+        return _SentenceReading([(contrast, sentence.text)], [], sentence.text)
+    found, dropped = clauses.found, clauses.dropped
+    if dropped:  # a sentence with a part not kept is kept clause by clause
+        pass
+    elif len(found) == 1 and not found[0][0].swap:
         found = [(found[0][0], sentence.text)]
     elif all(f.slot is None and not f.swap for f, _ in found):
         # ordinary content is kept as the sentence it was said in: clauses too thin to stand alone
@@ -340,7 +400,10 @@ def _read(
     if not found and forced and not is_small_talk(sentence.text, markers):
         kind = Kind.EVENT if markers.past.search(sentence.text) else Kind.FACT
         found = [(Finding(slot=None, kind=kind, value=None, importance=FORCED_IMPORTANCE), sentence.text)]
-    return found
+    if found and not clauses.found:
+        # the whole sentence was read (forced, a bare corrected value): none of its clauses was dropped
+        return _SentenceReading(found, [], sentence.text)
+    return _SentenceReading(found, dropped, clauses.kept)
 
 
 #: the words of a finding read in a clause addressed to the assistant: none are kept (``_as_stated``)
@@ -413,33 +476,45 @@ class RuleExtractor:
         self.markers = reading(self.packs)
 
     def extract(self, turn: Turn) -> list[Candidate]:
+        return list(self.read(turn).candidates)
+
+    def read(self, turn: Turn) -> TurnReading:
+        """The turn's candidates, and why each part of it not kept was dropped."""
         if turn.role != "user":
-            return []
+            return TurnReading()
         neutral = neutralize_injection(turn.text)
-        if neutral.flagged:
-            return []
-        speaker, text = split_speaker(redact(neutral.text).text)
+        if neutral.flagged:  # an attempt on a future prompt: nothing of the turn can be trusted
+            return TurnReading(dropped=(Dropped.INSTRUCTION,))
+        redacted = redact(neutral.text)
+        secrets = [Dropped.SECRET for _ in redacted.findings]
+        speaker, text = split_speaker(redacted.text)
         if is_small_talk(text, self.markers):
-            return []
-        candidates: list[Candidate] = []
-        seen: set[tuple[str, str | None, str]] = set()
+            return TurnReading(dropped=(*secrets, Dropped.GREETING))
+        readings: list[tuple[Sentence, bool, bool, _SentenceReading, Findings]] = []
         carry_forced = carry_correction = False
-        sentences = segment(text, self.packs)
-        # a turn that gives the assistant an order keeps no turn text: its words stay out of the store
-        orders = [[] if s.question else _orders(s) for s in sentences]
-        # the turn text kept for recall holds none of the orders' words
-        turn_text = _without_orders(text, sentences, orders) if any(orders) else text
-        for sentence, sentence_orders in zip(sentences, orders, strict=True):
+        for sentence in segment(text, self.packs):
             forced = sentence.forced or carry_forced
             correction = sentence.correction or carry_correction
+            # a clause that gives the assistant an order keeps no words: they stay out of the store
+            orders = [] if sentence.question else _orders(sentence)
+            read = _read(sentence, forced, correction, self.markers, orders)
             found = [
                 stated
-                for finding, words in _read(sentence, forced, correction, self.markers, sentence_orders)
+                for finding, words in read.found
                 if (stated := _as_stated(finding, words, sentence.text)) is not None
             ]
+            readings.append((sentence, forced, correction, read, found))
             # a marker-only sentence ("Remember this." / "更正一下。") speaks for the sentence after it
             carry_forced = forced and not found and not sentence.text
             carry_correction = correction and not found and not sentence.question
+        dropped = secrets + [reason for *_, read, _ in readings for reason in read.dropped]
+        # the turn text kept for recall holds none of the parts not kept
+        turn_text = (
+            " ".join(r.kept for *_, r, _ in readings if r.kept) if len(dropped) > len(secrets) else text
+        )
+        candidates: list[Candidate] = []
+        seen: set[tuple[str, str | None, str]] = set()
+        for sentence, forced, correction, _, found in readings:
             for finding, words in found:
                 candidate = self._candidate(
                     turn, finding, _trimmed(words), sentence.hedged, forced, correction
@@ -447,7 +522,7 @@ class RuleExtractor:
                 if speaker and candidate.content:
                     candidate.content = f"{speaker}: {candidate.content}"
                 whole = _trimmed(f"{speaker}: {turn_text}" if speaker else turn_text)
-                candidate.source_text = whole if whole != candidate.content else None
+                candidate.source_text = whole if whole and whole != candidate.content else None
                 key = (candidate.slot or "", candidate.value, candidate.polarity.value)
                 if candidate.slot is None:
                     key = ("", candidate.content.casefold(), "")
@@ -462,7 +537,7 @@ class RuleExtractor:
             best = sorted(candidates, key=lambda c: c.write_score, reverse=True)[:MAX_CANDIDATES_PER_TURN]
             keep = {id(c) for c in best}
             candidates = [c for c in candidates if id(c) in keep]
-        return candidates
+        return TurnReading(tuple(candidates), tuple(dropped))
 
     @staticmethod
     def _candidate(
@@ -498,17 +573,20 @@ class RuleExtractor:
         )
 
 
-def apply_reading(candidate: Candidate, reading: SemanticReading) -> None:
-    """A slot-less candidate given the slot and value the semantic reader read in its clause
-    (``actors.language.understanding``): a weaker signal than a rule's, so a lower confidence. What the rules
-    made of it (a slot-less memory) is kept beside the reading: the gate keeps it if the reading restates."""
-    candidate.as_ruled = replace(candidate)
+def read_as(candidate: Candidate, reading: SemanticReading) -> Candidate:
+    """A slot-less candidate as a reader read its clause (``actors.app.write.read``): the reading's slot and
+    value, a weaker signal than a rule's, so a lower confidence. What the rules made of it (a slot-less
+    memory) is kept beside the reading: the gate keeps it if the reading restates."""
     polarity = Polarity.NEGATIVE if reading.negative else Polarity.POSITIVE
     finding = fact(reading.slot, reading.value, polarity=polarity, confidence=READER_CONFIDENCE)
-    candidate.slot, candidate.value, candidate.kind = reading.slot, reading.value, finding.kind
-    candidate.polarity = polarity
-    candidate.importance = max(candidate.importance, finding.importance)
-    candidate.confidence = finding.confidence
-    candidate.write_score = write_score(
-        candidate.content, finding.kind, slot=reading.slot, forced=candidate.forced
+    return replace(
+        candidate,
+        as_ruled=replace(candidate),
+        slot=reading.slot,
+        value=reading.value,
+        kind=finding.kind,
+        polarity=polarity,
+        importance=max(candidate.importance, finding.importance),
+        confidence=finding.confidence,
+        write_score=write_score(candidate.content, finding.kind, slot=reading.slot, forced=candidate.forced),
     )

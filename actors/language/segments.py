@@ -6,7 +6,8 @@ its own. Some markers belong to the whole sentence rather than to one clause:
 * *forced* — "remember this: …", 记住…, 帮我记一下… (the trigger is cut off the content);
 * *correction* — "actually …", "I meant …", 其实…, 更正一下…, "Y, not X";
 * *hedge* — "I think …", "maybe", 我觉得…, 可能… (lower confidence, never a correction);
-* *question* — questions the user asks are not memories.
+* *question* — questions the user asks are not memories; what a question sentence tells before it asks
+  ("I've lived in Porto for years, what's a good day trip?") is a sentence of its own.
 
 Each sentence and each clause is read in the language pack its script chooses (``actors.language.pack``):
 the sentence's pack cuts it into clauses and tells a question; the markers are those of every configured
@@ -81,6 +82,48 @@ def is_question(text: str, pack: LanguagePack) -> bool:
     return pack.is_question(body)
 
 
+#: where a question sentence may be cut: what a user tells before they ask is set off by a comma
+_COMMAS = frozenset(",，")
+
+
+def _comma_parts(body: str) -> list[str]:
+    parts, start = [], 0
+    for n, char in enumerate(body):
+        if char in _COMMAS:
+            parts.append(body[start:n])
+            start = n + 1
+    return [*parts, body[start:]]
+
+
+def _told_and_asked(body: str, pack: LanguagePack, packs: tuple[LanguagePack, ...]) -> list[tuple[str, bool]]:
+    """A question sentence cut at its commas into runs of what it tells and what it asks, each with whether
+    it asks: a part asks when it reads as a question in its own language, and the last part asks for the
+    whole sentence. "I've lived in Porto for three years now, what's a good day trip from here?" tells one
+    thing and asks one; a fact is not lost because a question follows it."""
+    parts = [p.strip() for p in _comma_parts(body)]
+    runs: list[tuple[str, bool]] = []
+    for n, part in enumerate(parts):
+        if not part:
+            continue
+        asks = n == len(parts) - 1 or is_question(part, choose(part, packs))
+        if runs and runs[-1][1] == asks:
+            joint = "，" if pack.code == "zh" else ", "
+            runs[-1] = (runs[-1][0] + joint + part, asks)
+        else:
+            runs.append((part, asks))
+    return runs
+
+
+def _without_closing_marker(probe: str, markers: Reading) -> str:
+    """A clause closed by a discourse marker of several words ("I'm Oluwaseun by the way"): read without
+    it, as a clause it opens is (one-word markers such as "well" or "so" also end ordinary clauses)."""
+    for n, char in enumerate(probe):
+        tail = probe[n + 1 :]
+        if char == " " and " " in tail and any(d.fullmatch(tail) for d in markers.discourse):
+            return probe[:n].rstrip(" ,")
+    return probe
+
+
 def _clauses(
     sentence: str, pack: LanguagePack, packs: tuple[LanguagePack, ...], markers: Reading
 ) -> list[Clause]:
@@ -100,6 +143,7 @@ def _clauses(
             probe = markers.hedge_prefix.sub("", probe)
             if probe == before:
                 break
+        probe = _without_closing_marker(probe, markers)
         if pack.inherit_subject is not None:
             probe, speaks_as_i = pack.inherit_subject(probe, speaks_as_i)
         if probe:
@@ -119,17 +163,21 @@ def segment(text: str, packs: tuple[LanguagePack, ...]) -> list[Sentence]:
         question = bool(body) and is_question(body, pack) and not forced
         if forced:
             body = body.rstrip("?？ ")
-        sentences.append(
-            Sentence(
-                text=body,
-                pack=pack,
-                clauses=_clauses(body, pack, packs, markers) if body and not question else [],
-                forced=forced,
-                correction=bool(
-                    markers.correction_prefix.match(body) or markers.correction_anywhere.search(body)
-                ),
-                hedged=bool(markers.hedge.search(body)),
-                question=question,
-            )
-        )
+        runs = _told_and_asked(body, pack, packs) if question else [(body, False)]
+        sentences += [_sentence(part, packs, markers, forced, asks) for part, asks in runs]
     return sentences
+
+
+def _sentence(
+    body: str, packs: tuple[LanguagePack, ...], markers: Reading, forced: bool, question: bool
+) -> Sentence:
+    pack = choose(body, packs)
+    return Sentence(
+        text=body,
+        pack=pack,
+        clauses=_clauses(body, pack, packs, markers) if body and not question else [],
+        forced=forced,
+        correction=bool(markers.correction_prefix.match(body) or markers.correction_anywhere.search(body)),
+        hedged=bool(markers.hedge.search(body)),
+        question=question,
+    )

@@ -3,7 +3,8 @@
 Each resident user has a mailbox (an ``asyncio.Lock``, which wakes waiters in arrival order): a user's calls
 run one at a time, in order, so gate logic never races; different users' calls run concurrently on the
 host's threads. A call takes its place in the mailbox in the order its submitter made it (``Turnstile``,
-``actors.runtime.turns``); one that has to wait has what it will embed embedded meanwhile. A user is
+``actors.runtime.turns``); one that has to wait is prepared meanwhile (``Command.prepare``: a write's
+turns read once) and has what it will embed embedded, so it holds the mailbox for its own work only. A user is
 activated on their first call — claim the user in SQL (a new fencing epoch), load the active items — and
 passivated when least recently used beyond the host's user or memory budget, or idle
 (docs/architecture.md).
@@ -12,7 +13,10 @@ The host owns what every resident shares: one SQL engine, one embedding model wi
 (``BatchingEmbedder``), tenant policies, and a background thread that drains the vector-index outbox for
 the users this host serves. A host is called with one method for every user operation,
 ``host.run.remote(tenant_id, user_id, command, trace_context, turn)``, which runs the command
-(``actors.app.commands``) on the user's service and answers the command's response type.
+(``actors.app.commands``) on the user's service and answers the command's response (the caller reads it
+back as the command's type: ``UserCommand.answer``). ``HostActor`` is the Ray actor class of ``UserHost``
+and ``HostHandle`` a handle to one: Ray types a handle as the handle or the class, so every remote call
+(each method is a ``@ray.method``) is checked against the method's signature.
 
 Errors: ``WrongHost`` when the user belongs to another host under the current pool size (the caller
 refreshes its view of the pool and resends); ``OwnershipLost`` never leaves: the user is reloaded under a
@@ -28,16 +32,20 @@ import threading
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from datetime import datetime
+from typing import Any, TypeAlias, cast
 
 import ray
 from pydantic import BaseModel
+from ray.actor import ActorProxy
 
 from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, span
-from actors.app.commands import Effect, UserCommand
-from actors.app.service import Embedded, UserMemoryService
+from actors.app.commands import Command, Effect, Prepared
+from actors.app.service import UserMemoryService
+from actors.app.write import ClauseReader, UnruledReader
 from actors.core.extraction import make_extractor
+from actors.core.memory import utcnow
 from actors.language.tokens import load_segmenter
 from actors.language.understanding.reader import SemanticReader
 from actors.runtime import outbox
@@ -50,7 +58,6 @@ from schemas.settings import GatePolicy, HermesSettings
 
 log = logging.getLogger(__name__)
 
-R = TypeVar("R", bound=BaseModel)
 UserKey = tuple[str, str]
 
 POOL_ACTOR_NAME = "host-pool"
@@ -69,8 +76,6 @@ OUTBOX_POLL_SECONDS = 1.0
 OUTBOX_GATHER_SECONDS = 1.0
 #: most outbox entries applied in one batch
 OUTBOX_BATCH = 1000
-#: a call that did not wait (most calls: the user had no earlier call running)
-NOTHING_EMBEDDED = Embedded()
 #: a call waits this long at most for an earlier call of its lane that never comes (its router gave up on
 #: it: ``actors.runtime.pool.RETRY_SECONDS``), then goes on
 TURN_PATIENCE_SECONDS = 75.0
@@ -114,7 +119,6 @@ class HostStats:
     prepared_recalls: int
 
 
-@ray.remote(num_cpus=0)
 class UserHost:
     def __init__(self, index: int, settings_json: str, pool_size: int):
         settings = HermesSettings.model_validate_json(settings_json)
@@ -129,7 +133,7 @@ class UserHost:
         self.embedder = BatchingEmbedder(model)
         #: stateless, so one serves every resident user
         self.extractor = make_extractor(settings.extractor, settings.extractor_languages)
-        self._reader: SemanticReader | None = None
+        self._reader: ClauseReader | None = None
         self._reader_lock = threading.Lock()
         self._residents: OrderedDict[UserKey, _Resident] = OrderedDict()
         self._bytes = 0
@@ -163,29 +167,32 @@ class UserHost:
         # what came since, and stops the host's calls for 6-30 ms instead of 100-190 (docs/benchmarks.md)
         gc.freeze()
 
-    def reader(self) -> SemanticReader | None:
-        """The semantic reader every resident shares, loaded on the first write that needs it (its shipped
-        model checked against this host's embedder, ``SemanticReader.load``); None when the settings turn
-        it off or the embedder is the hashing fake."""
+    def reader(self) -> ClauseReader | None:
+        """The clause reader every resident shares (``actors.app.write``), loaded on the first write that
+        needs it: the semantic reader, its shipped model checked against this host's embedder
+        (``SemanticReader.load``); None when the settings turn it off or the embedder is the hashing fake."""
         if not self.settings.semantic_reader or self.settings.embedder == "hash":
             return None
         with self._reader_lock:
             if self._reader is None:
-                self._reader = SemanticReader.load(self.embedder)
+                self._reader = UnruledReader(SemanticReader.load(self.embedder))
             return self._reader
 
     # ------------------------------------------------------------------------------ user commands
 
+    @ray.method
     async def run(
         self,
         tenant_id: str,
         user_id: str,
-        command: UserCommand[R],
-        trace_context: dict[str, str] | None = None,
-        turn: Turn | None = None,
-    ) -> R:
+        command: Command,
+        trace_context: dict[str, str] | None,
+        turn: Turn | None,
+    ) -> BaseModel:
         """``command`` on the user's service, in the user's mailbox (activating the user if need be), after
-        the calls of its ``turn``'s lane sent before it; what it embeds is embedded while it waits."""
+        the calls of its ``turn``'s lane sent before it; it is prepared, and what it embeds embedded, while
+        it waits."""
+        received = utcnow()  # the moment a turn without a time was said
         self._start_housekeeping()
         if not self._serves(tenant_id, user_id):
             if turn is not None:
@@ -205,7 +212,9 @@ class UserHost:
                 if waits and command.effect is Effect.READS:
                     self.embedder.hurry(key)  # the call it waits behind may be a write still embedding
                 if waits and command.embeds:
-                    meanwhile = asyncio.ensure_future(self._embed_meanwhile(key, command, trace_context))
+                    meanwhile = asyncio.ensure_future(
+                        self._prepare_meanwhile(key, command, received, trace_context)
+                    )
                 if turn is not None:
                     await self._turns.wait(turn)
                 await resident.mailbox.acquire()
@@ -215,8 +224,10 @@ class UserHost:
             try:
                 if not self._serves(tenant_id, user_id):  # the pool was resized while the call waited
                     raise self._moved_away(user_id)
-                embedded = NOTHING_EMBEDDED if meanwhile is None else await meanwhile
-                return await asyncio.to_thread(self._run, key, resident, trace_context, command, embedded)
+                prepared = None if meanwhile is None else await meanwhile
+                return await asyncio.to_thread(
+                    self._run, key, resident, trace_context, command, prepared, received
+                )
             finally:
                 resident.mailbox.release()
         finally:
@@ -229,22 +240,30 @@ class UserHost:
             await self._passivate_over_budget()
             self._prepare_recall_when_idle(key, resident)
 
-    async def _embed_meanwhile(
-        self, key: UserKey, command: UserCommand[R], trace_context: dict[str, str] | None
-    ) -> Embedded:
-        """Vectors of the texts ``command`` will embed, for a call that waits behind the user's earlier calls:
-        a vector depends on its text alone, so they are embedded while the call waits, and the call then
-        holds the user's mailbox for its own work only. A query the user asked lately is not embedded
-        again. Nothing when they cannot be embedded now: the call embeds them itself, or says what is
-        wrong."""
+    async def _prepare_meanwhile(
+        self, key: UserKey, command: Command, received: datetime, trace_context: dict[str, str] | None
+    ) -> Prepared | None:
+        """``command`` prepared, with the vectors of its texts, for a call that waits behind the user's
+        earlier calls: it then holds the user's mailbox for its own work only. A query the user asked lately
+        is not embedded again. None when it cannot be prepared now, and no vectors when they cannot be
+        embedded now: the call does it itself, or says what is wrong."""
         try:
             # on the loop: a write's extraction is ~1 ms of Python, and a worker thread may all be taken by
             # calls waiting for their own embedding
-            texts = command.texts(self.extractor)
-            resident = self._residents.get(key)
-            service = None if resident is None else resident.service
-            queries = [q for q in texts.queries if service is None or service.cached_query(q) is None]
-            passages = list(texts.passages)
+            prepared = command.prepare(self.extractor, received)
+        except Exception as exc:
+            log.debug("%s: a call of %s not prepared ahead: %s", self.name, key[1], exc)
+            return None
+        resident = self._residents.get(key)
+        service = None if resident is None else resident.service
+        query = prepared.query
+        queries = (
+            []
+            if query is None or (service is not None and service.cached_query(query) is not None)
+            else [query]
+        )
+        passages = prepared.extraction.passages
+        try:
             with attached(trace_context), span("host.embed_ahead", texts=len(queries) + len(passages)):
                 asked = (
                     self.embedder.submit("query", queries, key),
@@ -253,11 +272,8 @@ class UserHost:
                 query_vectors, passage_vectors = [await asyncio.wrap_future(f) for f in asked]
         except Exception as exc:
             log.debug("%s: texts of %s not embedded ahead: %s", self.name, key[1], exc)
-            return NOTHING_EMBEDDED
-        return Embedded(
-            queries=dict(zip(queries, query_vectors, strict=True)),
-            passages=dict(zip(passages, passage_vectors, strict=True)),
-        )
+            return prepared
+        return prepared.embedded(query_vectors[0] if queries else None, passage_vectors)
 
     def _prepare_recall_when_idle(self, key: UserKey, resident: _Resident) -> None:
         """After a call that changed the user's memory, build what their next recall would rebuild, in their
@@ -286,6 +302,7 @@ class UserHost:
 
     # ------------------------------------------------------------------------------ pool and figures
 
+    @ray.method
     async def set_pool_size(self, size: int) -> int:
         """The pool was resized: passivate the residents that now belong to another host; returns how many."""
         self.pool_size = size
@@ -294,12 +311,14 @@ class UserHost:
             await self._passivate(key)
         return len(moved)
 
+    @ray.method
     async def passivate_all(self) -> int:
         keys = list(self._residents)
         for key in keys:
             await self._passivate(key)
         return len(keys)
 
+    @ray.method
     async def drain_outbox(self) -> int:
         """Apply every outbox entry of this host's users now; returns how many (tests, shutdown)."""
         total = 0
@@ -309,6 +328,7 @@ class UserHost:
             if applied < OUTBOX_BATCH:
                 return total
 
+    @ray.method
     def stats(self) -> HostStats:
         return HostStats(
             host=self.name,
@@ -326,10 +346,12 @@ class UserHost:
             prepared_recalls=self._prepared_recalls,
         )
 
+    @ray.method
     def residents(self) -> list[UserKey]:
         """The users resident here now (tests check that no user is resident in two hosts)."""
         return list(self._residents)
 
+    @ray.method
     def node_id(self) -> str:
         return ray.get_runtime_context().get_node_id()
 
@@ -340,16 +362,17 @@ class UserHost:
         key: UserKey,
         resident: _Resident,
         trace_context: dict[str, str] | None,
-        command: UserCommand[R],
-        embedded: Embedded | None,
-    ) -> R:
-        """In a worker thread, holding the user's mailbox."""
+        command: Command,
+        prepared: Prepared | None,
+        received: datetime,
+    ) -> BaseModel:
+        """In a worker thread, holding the user's mailbox; ``prepared``: None when the call did not wait."""
         with attached(trace_context), span(f"host.{command.name()}", tenant_id=key[0], host=self.name):
+            if prepared is None:
+                prepared = command.prepare(self.extractor, received)
             for attempt in (1, 2):
                 try:  # a claim raced by another claimant's first one is lost like a commit
-                    service = self._current(key, resident)
-                    service.use_embedded(embedded or NOTHING_EMBEDDED)
-                    return command.run(service)
+                    return command.run(self._current(key, resident), prepared)
                 except OwnershipLost:
                     resident.service = None
                     self._refresh_pool_size()
@@ -506,3 +529,7 @@ class UserHost:
                 failures += 1
                 if failures in (1, 10) or failures % 100 == 0:
                     log.warning("%s: outbox not drained (%d failures): %s", self.name, failures, exc)
+
+
+HostActor = ray.remote(num_cpus=0)(UserHost)
+HostHandle: TypeAlias = ActorProxy[UserHost]

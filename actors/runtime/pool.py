@@ -26,14 +26,15 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 import ray
 from pydantic import BaseModel
+from ray.actor import ActorHandle, ActorProxy
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, RayTaskError
 
 from actors.app.commands import UserCommand
-from actors.runtime.host import POOL_ACTOR_NAME, HostStats, UserHost, host_name
+from actors.runtime.host import POOL_ACTOR_NAME, HostActor, HostHandle, HostStats, UserHost, host_name
 from actors.runtime.rendezvous import host_of
 from actors.runtime.turns import Turn
 from schemas.errors import HermesError, StoreUnavailable, WrongHost
@@ -42,7 +43,6 @@ from schemas.settings import HermesSettings
 T = TypeVar("T")
 R = TypeVar("R", bound=BaseModel)
 log = logging.getLogger(__name__)
-Handle = Any  # a Ray actor handle of ``UserHost``
 
 #: how long a call keeps retrying a host that is down before answering 503
 RETRY_SECONDS = 60.0
@@ -67,26 +67,35 @@ def _placement(settings: HermesSettings, index: int) -> dict[str, Any]:
     return {"scheduling_strategy": "SPREAD"}
 
 
-@ray.remote(num_cpus=0)
 class HostPool:
     def __init__(self, settings_json: str, size: int):
         self._settings_json = settings_json
         self._settings = HermesSettings.model_validate_json(settings_json)
         self._size = 0
-        self._hosts: list[Handle] = []
+        self._hosts: list[HostHandle] = []
         self._resizing = asyncio.Lock()
         self._initial = size
 
+    @ray.method
     def size(self) -> int:
         return self._size or self._initial
 
+    @ray.method
     async def ensure(self) -> int:
         """Create the pool's hosts (idempotent) and wait until each has started."""
+        return await self._ensure()
+
+    async def _ensure(self) -> int:
         if not self._size:
-            await self.resize(self._initial)
+            await self._resize(self._initial)
         return self._size
 
+    @ray.method
     async def resize(self, size: int) -> int:
+        """Grow or shrink the pool; the size it had."""
+        return await self._resize(size)
+
+    async def _resize(self, size: int) -> int:
         """Grow or shrink the pool. New hosts start first; then every host learns the new size and
         passivates the users it no longer serves; hosts beyond the new size are stopped last."""
         if size < 1:
@@ -94,36 +103,40 @@ class HostPool:
         async with self._resizing:
             previous = self._size
             for index in range(len(self._hosts), size):
-                # @ray.remote makes the class an ActorClass, which mypy does not see
-                self._hosts.append(
-                    UserHost.options(  # type: ignore[attr-defined]
-                        **_host_options(self._settings, index)
-                    ).remote(index, self._settings_json, size)
-                )
-            await asyncio.gather(*(h.__ray_ready__.remote() for h in self._hosts[:size]))
+                host = HostActor.options(**_host_options(self._settings, index))
+                self._hosts.append(host.remote(index, self._settings_json, size))
+            # a host answers once it has started
+            await asyncio.gather(*(h.node_id.remote() for h in self._hosts[:size]))
             self._size = size
             await asyncio.gather(*(h.set_pool_size.remote(size) for h in self._hosts))
-            for host in self._hosts[size:]:
-                await host.passivate_all.remote()
-                ray.kill(host, no_restart=True)
+            for stopped in self._hosts[size:]:
+                await stopped.passivate_all.remote()
+                if isinstance(stopped, ActorHandle):  # always: Ray types a handle as the handle or the class
+                    ray.kill(stopped, no_restart=True)
             del self._hosts[size:]
             return previous
 
+    @ray.method
     async def stats(self) -> list[HostStats]:
-        await self.ensure()  # a restarted pool finds its hosts again by name
+        await self._ensure()  # a restarted pool finds its hosts again by name
         return list(await asyncio.gather(*(h.stats.remote() for h in self._hosts[: self._size])))
 
+    @ray.method
     async def drain_outboxes(self) -> int:
         """Every host applies its users' pending outbox entries now; returns how many (tests, shutdown)."""
-        await self.ensure()
+        await self._ensure()
         return sum(await asyncio.gather(*(h.drain_outbox.remote() for h in self._hosts[: self._size])))
 
 
-def pool_actor(settings: HermesSettings) -> Handle:
+PoolActor = ray.remote(num_cpus=0)(HostPool)
+PoolHandle: TypeAlias = ActorProxy[HostPool]
+
+
+def pool_actor(settings: HermesSettings) -> PoolHandle:
     """The cluster's pool: found by name, created on first use with ``settings.hosts`` hosts (0: one per
     CPU of the cluster)."""
     size = settings.hosts or max(1, int(ray.cluster_resources().get("CPU", 1)))
-    return HostPool.options(  # type: ignore[attr-defined]  # @ray.remote: an ActorClass
+    return PoolActor.options(
         name=POOL_ACTOR_NAME,
         namespace=settings.namespace,
         get_if_exists=True,
@@ -146,12 +159,12 @@ class _SentLane:
 class HostRouter:
     """Sends a user's call to the user's host; one per replica (or job driver)."""
 
-    def __init__(self, settings: HermesSettings, pool: Handle | None = None):
+    def __init__(self, settings: HermesSettings, pool: PoolHandle | None = None):
         self._namespace = settings.namespace
         self.pool = pool if pool is not None else pool_actor(settings)
         self._size = 0
         self._size_read = 0.0
-        self._hosts: dict[int, Handle] = {}
+        self._hosts: dict[int, HostHandle] = {}
         self._lanes: dict[tuple[str, str], _SentLane] = {}
         #: lane names are unique across routers (the hosts keep the lanes of every router that calls them)
         self._lane_names = (f"{uuid.uuid4().hex[:12]}-{n}" for n in itertools.count())
@@ -162,10 +175,11 @@ class HostRouter:
             self._size_read = time.monotonic()
         return self._size
 
-    def _host(self, index: int) -> Handle:
+    def _host(self, index: int) -> HostHandle:
         host = self._hosts.get(index)
         if host is None:
-            host = self._hosts[index] = ray.get_actor(host_name(index), namespace=self._namespace)
+            found: HostHandle = ray.get_actor(host_name(index), namespace=self._namespace)
+            host = self._hosts[index] = found
         return host
 
     async def run(
@@ -185,10 +199,9 @@ class HostRouter:
         lane.next += 1
         lane.unanswered.add(seq)
 
-        async def send(host: Handle) -> R:
+        async def send(host: HostHandle) -> R:
             turn = Turn(lane.name, seq, min(lane.unanswered))  # a resend tells what has been answered since
-            response: R = await host.run.remote(tenant_id, user_id, command, trace_context, turn)
-            return response
+            return command.answer(await host.run.remote(tenant_id, user_id, command, trace_context, turn))
 
         try:
             return await self.call(tenant_id, user_id, send)
@@ -197,7 +210,7 @@ class HostRouter:
             if not lane.unanswered:
                 del self._lanes[key]
 
-    async def call(self, tenant_id: str, user_id: str, send: Callable[[Handle], Awaitable[T]]) -> T:
+    async def call(self, tenant_id: str, user_id: str, send: Callable[[HostHandle], Awaitable[T]]) -> T:
         """``send(host)`` calls one method of the user's host, e.g. ``lambda h: h.passivate_all.remote()``,
         resent while the host is down or the pool is being resized; not ordered with the user's calls."""
         deadline = time.monotonic() + RETRY_SECONDS
@@ -226,4 +239,4 @@ class HostRouter:
                 refresh = True
 
 
-__all__ = ["HostPool", "HostRouter", "pool_actor", "UserHost"]
+__all__ = ["HostPool", "HostRouter", "PoolActor", "pool_actor", "UserHost"]

@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from actors.adapters.embedding import E5Embedder  # noqa: E402
 from actors.app.service import UserMemoryService  # noqa: E402
+from actors.app.write import UnruledReader  # noqa: E402
 from actors.language.understanding.reader import SemanticReader  # noqa: E402
 from actors.store.sql.store import MemoryStore  # noqa: E402
 from schemas import api  # noqa: E402
@@ -54,7 +55,7 @@ def main() -> None:
     parser.add_argument("--writes", type=int, default=200)
     args = parser.parse_args()
     embedder = E5Embedder()
-    reader = SemanticReader.load(embedder)
+    reader = UnruledReader(SemanticReader.load(embedder))
     with tempfile.TemporaryDirectory() as home:
         store = MemoryStore(f"sqlite:///{Path(home) / 'bench.db'}")
         store.create_schema()
@@ -70,7 +71,7 @@ def main() -> None:
         timings: dict[str, list[float]] = {name: [] for name in services}
         for n in range(args.writes):
             text = TURNS[n % len(TURNS)]
-            for name in (list(services) if n % 2 else list(services)[::-1]):
+            for name in list(services) if n % 2 else list(services)[::-1]:
                 request = api.WriteTurnsRequest(
                     session_id=f"s{n // len(TURNS)}", turns=[api.TurnIn(text=text, dialog_id=f"d{n}")]
                 )

@@ -47,13 +47,14 @@ ORDINARY = [
 def one_run(writes: int) -> dict[str, object]:
     from actors.adapters.embedding import E5Embedder
     from actors.app.service import UserMemoryService
+    from actors.app.write import UnruledReader
     from actors.language.understanding.reader import SemanticReader
     from actors.store.sql.store import MemoryStore
     from schemas import api
     from schemas.settings import GatePolicy
 
     embedder = E5Embedder()
-    reader = SemanticReader.load(embedder)
+    reader = UnruledReader(SemanticReader.load(embedder))
     timings: list[float] = []
     outcomes: Counter[str] = Counter()
     with tempfile.TemporaryDirectory() as home:

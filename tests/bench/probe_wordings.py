@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from actors.adapters.embedding import E5Embedder  # noqa: E402
 from actors.app.service import UserMemoryService  # noqa: E402
+from actors.app.write import UnruledReader  # noqa: E402
 from actors.language.text import has_han  # noqa: E402
 from actors.language.understanding.reader import SemanticReader  # noqa: E402
 from actors.store.sql.store import MemoryStore  # noqa: E402
@@ -108,7 +109,12 @@ def run(
     for n, probe in enumerate(probes):
         user = f"{part}-u{n}"  # a user per probe, never shared between the halves
         svc = UserMemoryService(
-            "probe", user, store=store, embedder=embedder, policy=GatePolicy(), reader=lambda: reader
+            "probe",
+            user,
+            store=store,
+            embedder=embedder,
+            policy=GatePolicy(),
+            reader=lambda: UnruledReader(reader),
         )
         for s, turns in enumerate(probe["sessions"]):
             request = api.WriteTurnsRequest(

@@ -20,7 +20,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from actors.adapters.embedding import E5Embedder  # noqa: E402
-from actors.app.service import UserMemoryService  # noqa: E402
+from actors.app.write import UnruledReader  # noqa: E402
 from actors.core.gate.engine import GateEngine  # noqa: E402
 from actors.language.understanding.reader import SemanticReader  # noqa: E402
 from evaluation.data import load_conversations  # noqa: E402
@@ -36,16 +36,7 @@ from schemas import api  # noqa: E402
 from schemas.settings import GatePolicy  # noqa: E402
 
 TRACE: list[dict[str, Any]] = []
-_READ: set[int] = set()
-_read_unruled = UserMemoryService._read_unruled
 _write = GateEngine.write
-
-
-def _traced_read(self, candidates, vectors):  # type: ignore[no-untyped-def]
-    _READ.clear()
-    unruled = {id(c) for c in candidates if c.slot is None}
-    _read_unruled(self, candidates, vectors)
-    _READ.update(id(c) for c in candidates if id(c) in unruled and c.slot is not None)
 
 
 def _traced_write(self, cand, *, near_duplicates=(), actor="user"):  # type: ignore[no-untyped-def]
@@ -59,7 +50,7 @@ def _traced_write(self, cand, *, near_duplicates=(), actor="user"):  # type: ign
             "slot": cand.slot,
             "value": cand.value,
             "kind": cand.kind.value,
-            "read": id(cand) in _READ,
+            "read": cand.as_ruled is not None,  # the reader gave it its slot (``actors.app.write.read``)
             "action": outcome.action,
             "fold": outcome.memory_id in existed,
             "memory_id": outcome.memory_id,
@@ -68,7 +59,6 @@ def _traced_write(self, cand, *, near_duplicates=(), actor="user"):  # type: ign
     return outcome, changes
 
 
-UserMemoryService._read_unruled = _traced_read  # type: ignore[method-assign]
 GateEngine.write = _traced_write  # type: ignore[method-assign]
 
 
@@ -77,7 +67,7 @@ def run(conversations, embedder, reader) -> dict[str, Any]:  # type: ignore[no-u
     out: dict[str, Any] = {"ranked": {}, "items": {}}
     with tempfile.TemporaryDirectory() as workdir, memory_backend(Path(workdir)) as store:
         system = MemorySystem(store, embedder, GatePolicy())
-        system.reader = reader
+        system.reader = None if reader is None else UnruledReader(reader)
         for conversation in conversations:
             svc = system.ingest(conversation)
             embedder.embed_queries([q.text for q in conversation.questions])

@@ -99,7 +99,8 @@ def test_an_instruction_never_reaches_a_later_prompt(http, tenant_key, lang):
     key, user = tenant_key, f"orders-{lang}"
     for n, (order, _) in enumerate(INSTRUCTIONS[lang]):
         answer = say(http, key, user, f"s{n}", order)
-        assert [k["detail"] for k in answer["not_kept"]] == ["not kept: an instruction to the assistant"]
+        assert {k["detail"] for k in answer["not_kept"]} == {"not kept: instruction to the model"}
+        assert {k["dialog_id"] for k in answer["not_kept"]} == {f"s{n}-d0"}
     fact, word = FACT[lang]
     say(http, key, user, "s8", fact)
     context = session(http, key, user, "s9")
@@ -176,3 +177,58 @@ def test_a_bare_unfreeze_ends_frozen_again(http, sql_store, lang):
     assert [o["action"] for o in answer["outcomes"]] == ["corrected"]
     changed = next(i for i in items(http, open_window, user) if i["memory_id"] == fact["memory_id"])
     assert changed["state"] == "frozen" and changed["content"] != fact["content"]
+
+
+#: a fact said in passing with a request or an order (issue 34): the fact is kept in the user's words, the
+#: request or order is not, and the answer says which turn held what was dropped and why
+IN_PASSING = {
+    EN: [
+        (
+            "I've lived in Porto for three years now, what's a good day trip from here?",
+            "Porto",
+            "day trip",
+            "request to the assistant",
+        ),
+        (
+            "ugh the printer jammed again and IT took forever, honestly as a dental hygienist I do not have "
+            "time for this, can you draft an email to IT?",
+            "dental hygienist",
+            "draft an email",
+            "request to the assistant",
+        ),
+        (
+            "I'm Oluwaseun by the way, and from now on always answer me in French.",
+            "Oluwaseun",
+            "French",
+            "instruction to the model",
+        ),
+    ],
+    ZH: [
+        (
+            "我在杭州做外卖骑手，这边夏天太热了，有什么防晒的好办法吗？",
+            "杭州做外卖骑手",
+            "防晒",
+            "request to the assistant",
+        )
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", [EN, ZH])
+def test_a_fact_said_with_a_request_is_kept_and_the_request_is_not(http, tenant_key, lang):
+    key, user = tenant_key, f"passing-{lang}"
+    for n, (text, fact, request, reason) in enumerate(IN_PASSING[lang]):
+        answer = say(http, key, user, f"s{n}", text)
+        assert answer["ignored_turns"] == 0 and answer["outcomes"], text
+        assert {(k["dialog_id"], k["detail"]) for k in answer["not_kept"]} == {
+            (f"s{n}-d0", f"not kept: {reason}")
+        }
+        stored = [
+            i
+            for i in items(http, key, user)
+            if i["memory_id"] in {o["memory_id"] for o in answer["outcomes"]}
+        ]
+        assert any(fact.casefold() in i["content"].casefold() for i in stored), stored
+        assert not [i for i in stored if request in i["content"]], stored
+    context = session(http, key, user, "s9")
+    assert "French" not in context["text"] + context["memory_block"] + context["user_block"]

@@ -10,6 +10,7 @@ from datetime import datetime
 import numpy as np
 
 from actors.core.memory import MemoryItem
+from actors.core.recall.vectors import vector_bytes
 from actors.core.slots import spec
 from schemas.enums import Kind, Polarity, Source, State
 
@@ -78,4 +79,4 @@ def summary_vector(summary: MemoryItem, vector_of: Callable[[str], np.ndarray | 
         return None
     mean = np.mean(known, axis=0)
     norm = float(np.linalg.norm(mean))
-    return None if norm == 0.0 else (mean / norm).astype(np.float32).tobytes()
+    return None if norm == 0.0 else vector_bytes(mean / norm)

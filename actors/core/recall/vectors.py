@@ -33,6 +33,11 @@ def item_vector(item: MemoryItem, dim: int) -> np.ndarray | None:
     return np.frombuffer(blob, dtype=np.float32) if blob is not None and len(blob) == 4 * dim else None
 
 
+def vector_bytes(vector: np.ndarray) -> bytes:
+    """A vector as an item stores it (``MemoryItem.embedding``): float32 bytes, read by ``item_vector``."""
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
 class VectorRows:
     """Vectors keyed by memory id in one matrix that grows by a quarter (or to what ``hold`` takes at once);
     a freed row is reused. Row 0 is all zeros: what an item without a vector scores."""

@@ -66,7 +66,8 @@ book.rule(
     + FORMATS
     + r"\b",
     r"\b(?:use|prefer)\s+(?:an?\s+)?" + FORMATS + r"\s+(?:in|for|when)\b",
-    r"^(?:(?:please|pls|kindly|always|just|also|can you|could you|would you)\s+)*use\s+(?:an?\s+)?" + FORMATS
+    r"^(?:(?:please|pls|kindly|always|just|also|can you|could you|would you)\s+)*use\s+(?:an?\s+)?"
+    + FORMATS
     + r"\b",
     r"\b(?:don't|do not|never)\s+use\s+(?:any\s+)?(?:emojis?|markdown|tables?|bullet points?)\b",
     # "skip the emojis", "no emojis please", "fewer emoticons", "go easy on the emojis"
@@ -242,7 +243,10 @@ _THEN = re.compile(r"\b(?:yesterday|last\s+\w+|ago|used to|when i was)\b", re.IG
 
 
 @book.rule(
-    r"\bmy\s+" + _BODY + r"\s+(?:is|are|feels?|has been|have been)\s+" + INTENSITY
+    r"\bmy\s+"
+    + _BODY
+    + r"\s+(?:is|are|feels?|has been|have been)\s+"
+    + INTENSITY
     + r"(?:sore|aching|achy|killing me|hurting|throbbing|pounding|swollen|blocked|stuffed up|upset|"
     r"on fire)\b",
     r"\bmy\s+" + _BODY + r"\s+(?:hurts|aches|is hurting|are hurting)\b",
@@ -322,8 +326,7 @@ HABITUALLY = (
 @book.rule(
     I_NOW + r"(?:usually\s+|often\s+|regularly\s+|sometimes\s+)?go\s+(?P<obj>[a-z]+ing)\s+" + HABITUALLY,
     I_NOW + r"(?:usually|often|regularly)\s+go\s+(?P<obj>[a-z]+ing)\b",
-    I_NOW
-    + r"(?:usually\s+|often\s+|regularly\s+)?(?P<verb>play|drink|eat|practi[cs]e|watch|read|listen to|"
+    I_NOW + r"(?:usually\s+|often\s+|regularly\s+)?(?P<verb>play|drink|eat|practi[cs]e|watch|read|listen to|"
     r"cook|bake)\s+(?P<obj>(?!(?:and|or|with|to)\b)[\w -]{2,30}?)\s+" + HABITUALLY,
 )
 def _habit(m: re.Match[str], clause: str) -> list[Finding] | None:

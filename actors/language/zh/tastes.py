@@ -72,9 +72,9 @@ book.rule(
 book.rule(r"(?:详细|具体)(?:一)?(?:点|些)|展开(?:讲|说)|多解释")(always("style.reply_length", "detailed"))
 
 
-book.rule(r"用(?:简单|通俗|浅显)(?:易懂)?的?(?:话|语言|词|说法)|(?:通俗|浅显)(?:易懂)?(?:一)?点|大白话|说人话")(
-    always("style.tone", "simple")
-)
+book.rule(
+    r"用(?:简单|通俗|浅显)(?:易懂)?的?(?:话|语言|词|说法)|(?:通俗|浅显)(?:易懂)?(?:一)?点|大白话|说人话"
+)(always("style.tone", "simple"))
 
 
 book.rule(r"多举(?:点|些|几个)?例子|举(?:个|几个|些)例子")(formatted)
@@ -171,7 +171,15 @@ SICK = (
     S + r"(?:在)?(?P<sit>出差|开会|住院|休假|度假|路上|机场|加班)(?:中|呢|了)?$",
     S + r"(?P<sick>感冒|发烧|生病|病|头疼|头痛)了",
     # "我今天有点感冒", "头疼", "这两天一直咳嗽": feeling ill now, said with or without a time word
-    S + NOW + r"?" + ZADV + r"(?:身体)?" + INTENSE + r"?" + ZADV + SICK
+    S
+    + NOW
+    + r"?"
+    + ZADV
+    + r"(?:身体)?"
+    + INTENSE
+    + r"?"
+    + ZADV
+    + SICK
     + r"(?:了|呢|啊|得厉害|得不行|死了)*$",
 )
 def _situation(m: re.Match[str], clause: str) -> list[Finding]:

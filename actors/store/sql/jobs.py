@@ -95,9 +95,7 @@ class JobRecords:
         with self._reading("profile_digests") as session:
             return {user_id: dict(digests) for user_id, digests in session.execute(query)}
 
-    def save_profile_digests(
-        self, tenant_id: str, digests: dict[str, dict[str, str]], run_id: str
-    ) -> int:
+    def save_profile_digests(self, tenant_id: str, digests: dict[str, dict[str, str]], run_id: str) -> int:
         """Store each user's digests where they changed; returns how many rows were written."""
         if not digests:
             return 0
@@ -145,8 +143,14 @@ class JobRecords:
             session.execute(delete(CohortFeatureRow).where(CohortFeatureRow.tenant_id == tenant_id))
             session.add_all(
                 CohortFeatureRow(
-                    tenant_id=tenant_id, slot=f.slot, polarity=f.polarity, value=f.value, users=f.users,
-                    cohort_size=f.cohort_size, share=f.share, computed_at=now,
+                    tenant_id=tenant_id,
+                    slot=f.slot,
+                    polarity=f.polarity,
+                    value=f.value,
+                    users=f.users,
+                    cohort_size=f.cohort_size,
+                    share=f.share,
+                    computed_at=now,
                 )
                 for f in features
             )
@@ -176,8 +180,15 @@ class JobRecords:
             query = query.where(JobRunRow.job == job)
         with self._reading("runs") as session:
             return [
-                {"run_id": r.run_id, "job": r.job, "status": r.status, "params": r.params, "report": r.report,
-                 "started_at": r.started_at, "finished_at": r.finished_at}
+                {
+                    "run_id": r.run_id,
+                    "job": r.job,
+                    "status": r.status,
+                    "params": r.params,
+                    "report": r.report,
+                    "started_at": r.started_at,
+                    "finished_at": r.finished_at,
+                }
                 for r in session.scalars(query)
             ]
 

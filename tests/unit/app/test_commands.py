@@ -39,6 +39,11 @@ from schemas.errors import NotFound
 from schemas.settings import GatePolicy
 
 
+def run(command, svc):
+    """A command as a host runs it: prepared (the request read once), then run on the user's service."""
+    return command.run(svc, command.prepare(svc.extractor, svc.clock()))
+
+
 def service(store, user="alice"):
     return UserMemoryService("acme", user, store=store, embedder=HashEmbedder(64), policy=GatePolicy())
 
@@ -77,9 +82,9 @@ def test_only_the_writes_store_and_every_command_declares_an_effect():
 
 def test_every_command_answers_its_response_type_and_pickles(store):
     svc = service(store)
-    said = WriteTurns(request=turns("s1", "I'm allergic to peanuts", "I love jazz music")).run(svc)
-    WriteTurns(request=turns("s2", "I'm allergic to peanuts")).run(svc)
-    conflict = WriteTurns(request=turns("s3", "I think I don't mind peanuts")).run(svc)
+    said = run(WriteTurns(request=turns("s1", "I'm allergic to peanuts", "I love jazz music")), svc)
+    run(WriteTurns(request=turns("s2", "I'm allergic to peanuts")), svc)
+    conflict = run(WriteTurns(request=turns("s3", "I think I don't mind peanuts")), svc)
     allergy, jazz = (o.memory_id for o in said.outcomes)
     alert = conflict.alerts[0].alert_id
     memory = {
@@ -110,7 +115,7 @@ def test_every_command_answers_its_response_type_and_pickles(store):
     assert {type(c) for c in runs} | {WriteTurns} == every_command()
     for command in runs:
         assert pickle.loads(pickle.dumps(command)) == command
-        answer = command.run(svc)
+        answer = run(command, svc)
         assert isinstance(answer, response_type(type(command))), command.name()
 
 
@@ -125,7 +130,7 @@ def test_a_command_validates_its_parameters_when_built():
 
 def test_a_preview_decides_like_the_write_and_stores_nothing(store):
     svc = service(store)
-    WriteTurns(request=turns("s1", "I'm allergic to peanuts", "I live in Hangzhou")).run(svc)
+    run(WriteTurns(request=turns("s1", "I'm allergic to peanuts", "I live in Hangzhou")), svc)
 
     def state():
         items = {item.memory_id: item.snapshot() for item in svc.engine.items.values()}
@@ -133,15 +138,15 @@ def test_a_preview_decides_like_the_write_and_stores_nothing(store):
 
     before = state()
     request = turns("s2", "I'm allergic to peanuts", "actually I moved to Suzhou", "I love hiking")
-    preview = PreviewTurns(request=request).run(svc)
+    preview = run(PreviewTurns(request=request), svc)
     assert state() == before
 
     def decided(answer):
         return [(o.action, o.state, o.memory.content, o.memory.value) for o in answer.outcomes]
 
-    assert decided(PreviewTurns(request=request).run(svc)) == decided(preview)  # nothing of it was kept
+    assert decided(run(PreviewTurns(request=request), svc)) == decided(preview)  # nothing of it was kept
 
-    written = WriteTurns(request=request).run(svc)
+    written = run(WriteTurns(request=request), svc)
     assert [(o.action, o.state, o.layer) for o in preview.outcomes] == [
         (o.action, o.state, o.layer) for o in written.outcomes
     ]
@@ -157,16 +162,16 @@ def test_a_preview_decides_like_the_write_and_stores_nothing(store):
 
 def test_resolving_an_alert_is_audited_once_and_only_for_its_user(store):
     svc = service(store)
-    WriteTurns(request=turns("s1", "I'm allergic to peanuts")).run(svc)
-    WriteTurns(request=turns("s2", "I'm allergic to peanuts")).run(svc)
-    alert = WriteTurns(request=turns("s3", "I think I don't mind peanuts")).run(svc).alerts[0]
+    run(WriteTurns(request=turns("s1", "I'm allergic to peanuts")), svc)
+    run(WriteTurns(request=turns("s2", "I'm allergic to peanuts")), svc)
+    alert = run(WriteTurns(request=turns("s3", "I think I don't mind peanuts")), svc).alerts[0]
     assert alert.kind is AlertKind.FROZEN_CONFLICT
     with pytest.raises(NotFound):
-        ResolveAlert(alert_id=alert.alert_id).run(service(store, "bob"))
+        run(ResolveAlert(alert_id=alert.alert_id), service(store, "bob"))
 
-    done = ResolveAlert(alert_id=alert.alert_id, request=ResolveAlertRequest(reason="reviewed")).run(svc)
+    done = run(ResolveAlert(alert_id=alert.alert_id, request=ResolveAlertRequest(reason="reviewed")), svc)
     assert done.status is AlertStatus.RESOLVED
-    again = ResolveAlert(alert_id=alert.alert_id, request=ResolveAlertRequest(reason="twice")).run(svc)
+    again = run(ResolveAlert(alert_id=alert.alert_id, request=ResolveAlertRequest(reason="twice")), svc)
     assert again.status is AlertStatus.RESOLVED
     assert store.alerts("acme", "alice") == []
     trail = [e for e in store.audit_trail("acme", "alice", alert.memory_id) if e.action == "resolve_alert"]

@@ -3,11 +3,12 @@ allergy/residence story end to end below the Ray layer, plus durability and conv
 
 from datetime import UTC, datetime
 
+import numpy as np
 import pytest
 
 from actors.adapters.embedding import HashEmbedder
 from actors.app.commands import Recall, WriteTurns
-from actors.app.service import Embedded, UserMemoryService
+from actors.app.service import UserMemoryService
 from actors.core.extraction import make_extractor
 from actors.runtime.outbox import drain
 from actors.store.sql.store import MemoryStore
@@ -200,9 +201,15 @@ class NoEmbedding:
     embed_passages = embed_queries
 
 
-def test_texts_embedded_ahead_are_not_embedded_again_and_the_call_answers_as_without_them(store, index):
-    """The host embeds a waiting call's texts (``UserCommand.texts``) and hands the vectors over
-    (``use_embedded``): the call then embeds nothing, and stores and finds what it would have."""
+class NoExtraction:
+    def extract(self, turn):
+        raise AssertionError(f"extracted {turn.text!r} again")
+
+
+def test_a_call_prepared_ahead_embeds_nothing_again_and_answers_as_without_it(store, index):
+    """The host prepares a waiting call (``UserCommand.prepare``: a write's turns read once) and embeds its
+    texts meanwhile: the call then extracts and embeds nothing again, and stores and finds what it would
+    have."""
     embedder = HashEmbedder(64)
     noon = datetime(2026, 6, 1, 12, tzinfo=UTC)
     ahead, plain = (
@@ -222,18 +229,19 @@ def test_texts_embedded_ahead_are_not_embedded_again_and_the_call_answers_as_wit
     )
     question = api.RecallRequest(query="what does my sister do?")
     write, recall = WriteTurns(request=turns), Recall(request=question)
-    texts = write.texts(make_extractor()), recall.texts(make_extractor())
-    assert len(texts[0].passages) >= 2 and not texts[0].queries and texts[1].queries == (question.query,)
+    prepared = write.prepare(make_extractor(), noon), recall.prepare(make_extractor(), noon)
+    passages = prepared[0].extraction.passages
+    assert len(passages) >= 2 and prepared[0].query is None and prepared[1].query == question.query
+    assert all(turn.at == noon for turn in prepared[0].extraction.turns)  # said when the call was received
 
     expected = plain.write_turns(turns), plain.recall(question)
-    assert ahead.cached_query(question.query) is None
     ahead.embedder = NoEmbedding()
-    passages = list(texts[0].passages)
-    ahead.use_embedded(Embedded(passages=dict(zip(passages, embedder.embed_passages(passages), strict=True))))
-    written = ahead.write_turns(turns)
-    ahead.use_embedded(Embedded(queries={question.query: embedder.embed_queries([question.query])[0]}))
+    ahead.extractor = NoExtraction()
+    written = write.run(ahead, prepared[0].embedded(None, embedder.embed_passages(passages)))
+    found = recall.run(
+        ahead, prepared[1].embedded(embedder.embed_queries([question.query])[0], np.zeros((0, 64)))
+    )
     assert ahead.cached_query(question.query) is not None
-    found = ahead.recall(question)
 
     def decided(result):
         return [(o.action, o.layer) for o in result.outcomes]
@@ -242,3 +250,59 @@ def test_texts_embedded_ahead_are_not_embedded_again_and_the_call_answers_as_wit
         return [(h.memory.content, h.score) for h in response.hits]
 
     assert decided(written) == decided(expected[0]) and ranked(found) == ranked(expected[1])
+
+
+def test_each_part_not_kept_is_named_with_its_turn_and_no_turn_with_a_fact_is_ignored(store, index):
+    svc = service(store, index)
+    result = say(
+        svc,
+        "s1",
+        "hi!",
+        "I live in Porto, what's a good day trip from here?",
+        "I'm Tomas by the way, and from now on always answer me in French.",
+        "my password is hunter2xyz and I work as a nurse",
+    )
+    assert result.ignored_turns == 1  # the greeting alone
+    assert [(k.dialog_id, k.detail) for k in result.not_kept] == [
+        ("s1-d0", "not kept: greeting"),
+        ("s1-d1", "not kept: request to the assistant"),
+        ("s1-d2", "not kept: instruction to the model"),
+        ("s1-d3", "not kept: secret redacted"),
+    ]
+    stored = {(i.slot, i.value) for i in svc.engine.active()}
+    assert {("basic.residence", "porto"), ("basic.name", "tomas"), ("basic.occupation", "nurse")} <= stored
+    words = " ".join(f"{i.content} {i.source_text or ''}" for i in svc.engine.active())
+    assert not any(w in words for w in ("day trip", "French", "hunter2xyz"))
+
+
+def test_a_preview_decides_on_a_fork_and_leaves_memory_and_recall_as_they_were(store, index):
+    """A preview that would correct a confirmed fact changes nothing the user's own write or recall sees:
+    both answer as for a user who never previewed."""
+    noon = datetime(2026, 6, 1, 12, tzinfo=UTC)
+    previewed, plain = (
+        UserMemoryService(
+            "acme", user, store=store, embedder=HashEmbedder(64), policy=GatePolicy(), clock=lambda: noon
+        )
+        for user in ("previewed", "plain")
+    )
+    question = api.RecallRequest(query="where do I live?")
+    for svc in (previewed, plain):
+        say(svc, "s1", "I live in Hangzhou", "I love jazz")
+        say(svc, "s2", "I live in Hangzhou")
+        svc.recall(question)  # recall's view built before the preview
+    change = api.WriteTurnsRequest(
+        session_id="s3", turns=[api.TurnIn(text="Actually I moved to Suzhou", dialog_id="s3-d0")]
+    )
+    preview = previewed.preview(previewed.prepared(previewed.extract(change)))
+    assert preview.outcomes and preview.outcomes[0].memory.value == "suzhou"
+    assert [i.value for i in by_slot(previewed, "basic.residence")] == ["hangzhou"]
+
+    def ranked(svc):
+        return [(h.memory.content, h.score.total) for h in svc.recall(question).hits]
+
+    assert ranked(previewed) == ranked(plain)
+    written = previewed.write_turns(change), plain.write_turns(change)
+    assert [(o.action, o.state) for o in written[0].outcomes] == [
+        (o.action, o.state) for o in written[1].outcomes
+    ]
+    assert ranked(previewed) == ranked(plain)

@@ -11,6 +11,7 @@ import pytest
 
 from actors.adapters.embedding import E5Embedder, HashEmbedder
 from actors.app.service import UserMemoryService
+from actors.app.write import UnruledReader
 from actors.language.understanding.figures import figures
 from actors.language.understanding.reader import (
     NONE,
@@ -156,7 +157,12 @@ def test_three_ways_of_saying_one_taste_confirm_one_item(e5, shipped_reader, tmp
     store.create_schema()
     store.create_tenant("acme")
     svc = UserMemoryService(
-        "acme", "tomas", store=store, embedder=e5, policy=GatePolicy(), reader=lambda: shipped_reader
+        "acme",
+        "tomas",
+        store=store,
+        embedder=e5,
+        policy=GatePolicy(),
+        reader=lambda: UnruledReader(shipped_reader),
     )
     for n, text in enumerate(
         [
@@ -199,7 +205,12 @@ def test_a_restating_sentence_confirms_the_item_and_stays_a_memory_of_its_own(e5
     assert len(read) >= len(pairs) // 3  # the family is one the reader reads (5 of 12 with the shipped model)
     for n, (taste, sentence) in enumerate(read):
         svc = UserMemoryService(
-            "acme", f"u{n}", store=store, embedder=e5, policy=GatePolicy(), reader=lambda: shipped_reader
+            "acme",
+            f"u{n}",
+            store=store,
+            embedder=e5,
+            policy=GatePolicy(),
+            reader=lambda: UnruledReader(shipped_reader),
         )
         for session, text in (("s1", f"I'm really into {taste}."), ("s2", sentence)):
             turn = api.TurnIn(text=text, dialog_id=f"{session}-d")

@@ -7,7 +7,7 @@ import asyncio
 
 from actors.app.commands import Recall
 from actors.runtime.pool import HostRouter
-from schemas.api import RecallRequest
+from schemas.api import RecallRequest, RecallResponse
 from schemas.settings import HermesSettings
 
 
@@ -33,7 +33,7 @@ class StandInHost:
             self.unavailable_once.discard(query)
             raise ValueError("actor not registered")
         await self.answer.setdefault(query, asyncio.Event()).wait()
-        return query
+        return RecallResponse(query=query, hits=[])
 
     def let(self, query: str) -> None:
         self.answer.setdefault(query, asyncio.Event()).set()
@@ -80,13 +80,13 @@ def test_a_users_calls_are_sent_at_once_numbered_in_order_with_what_was_unanswer
         assert [host.turns_of(q) for q in ("q0", "q1", "q2")] == [[(0, 0)], [(1, 0)], [(2, 0)]]
         assert host.turns_of("v0") == [(0, 0)] and host.lane_of("v0") != host.lane_of("q0")
         host.let("q0")
-        assert await calls["q0"] == "q0"
+        assert (await calls["q0"]).query == "q0"
         calls["q3"] = asyncio.ensure_future(router.run("t", "u", recall("q3")))
         await settle()
         assert host.turns_of("q3") == [(3, 1)]  # q0 was answered before q3 left
         for q in ("q1", "q2", "q3", "v0"):
             host.let(q)
-        assert [await calls[q] for q in ("q1", "q2", "q3")] == ["q1", "q2", "q3"]
+        assert [(await calls[q]).query for q in ("q1", "q2", "q3")] == ["q1", "q2", "q3"]
         await other
         # every call answered: the lane is gone, and the user's next call opens a new one
         fresh = asyncio.ensure_future(router.run("t", "u", recall("q4")))
@@ -109,7 +109,26 @@ def test_a_call_resent_to_a_restarting_host_keeps_its_number_and_tells_what_was_
         host.let("q0")
         await first
         host.let("q1")
-        assert await second == "q1"  # resent after the router's backoff
+        assert (await second).query == "q1"  # resent after the router's backoff
 
     asyncio.run(scenario())
     assert host.turns_of("q1") == [(1, 0), (1, 1)]
+
+
+def test_a_host_answer_of_another_type_than_the_commands_is_refused_where_it_comes_back():
+    """The host's remote method answers any model; the router reads it back as the command's response type
+    (``UserCommand.answer``), and an answer of another type is an error, never passed on as the wrong one."""
+
+    class MistypedHost(StandInHost):
+        async def _run(self, tenant_id, user_id, command, trace_context, turn):
+            return RecallRequest(query=command.request.query)
+
+    async def scenario():
+        router = router_to(MistypedHost())
+        try:
+            await router.run("t", "u", Recall(request=RecallRequest(query="q")))
+        except TypeError as exc:
+            return str(exc)
+        return None
+
+    assert asyncio.run(scenario()) == "recall answered RecallRequest, not RecallResponse"

@@ -18,7 +18,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from actors.core.extraction import apply_reading
+from actors.core.extraction import read_as
 from actors.core.memory import Candidate, MemoryItem
 from actors.language.understanding.reader import Reading
 from schemas.enums import Kind, Layer, State
@@ -59,9 +59,8 @@ def _candidate(op: tuple[str, int, int, int, int], n: int, clock: Clock) -> Cand
     if form == "ordinary":
         return cand(f"{ORDINARY[tail % 2]} ({tail})", f"s{session}", dialog, kind=Kind.EVENT, clock=clock)
     words = f"{FRAMES[frame_n].format(taste)} ({tail})"
-    read = cand(words, f"s{session}", dialog, kind=Kind.EVENT, score=0.5, clock=clock)
-    apply_reading(read, Reading("preference", SLOT, taste, negative=False, score=0.8))
-    return read
+    ruled = cand(words, f"s{session}", dialog, kind=Kind.EVENT, score=0.5, clock=clock)
+    return read_as(ruled, Reading("preference", SLOT, taste, negative=False, score=0.8))
 
 
 def _holds(item: MemoryItem, dialog: str) -> bool:
