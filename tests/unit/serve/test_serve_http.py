@@ -28,7 +28,7 @@ from actors.app.commands import (
     WriteMemory,
     WriteTurns,
 )
-from actors.store.sql.tenants import KeyGrant, TenantLimits
+from actors.core.tenancy import KeyGrant, TenantLimits
 from schemas.api import (
     AlertList,
     MemoryList,
