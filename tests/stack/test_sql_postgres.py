@@ -124,5 +124,5 @@ def test_unreachable_postgres_raises_store_unavailable(postgres_url):
     with pytest.raises(StoreUnavailable):
         unreachable.create_schema()
     with pytest.raises(StoreUnavailable):
-        unreachable.authenticate("hm_acme_0123")
+        unreachable.keys.authenticate("hm_acme_0123")
     unreachable.dispose()

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from actors.app.directory import TenantDirectory
 from actors.core.tenancy import KeyGrant
 from actors.store.sql.store import MemoryStore
 from schemas.ids import USER_ID_PATTERN
@@ -36,7 +37,7 @@ def run(coroutine):
 def test_a_user_key_reaches_its_user_only_and_no_tenant_wide_operation(store):
     tenant_key = store.tenants.create("acme")
     _, alice_key = store.keys.mint_user_key("acme", "alice")
-    auth = Authenticator(store, admin_key="")
+    auth = Authenticator(TenantDirectory(store), admin_key="")
     assert run(auth.tenant_for(tenant_key, "bob")) == run(auth.tenant_for(tenant_key, None)) == "acme"
     assert run(auth.tenant_for(alice_key, "alice")) == "acme"
     with pytest.raises(Forbidden, match="bound to user 'alice' and cannot reach another user"):
@@ -62,7 +63,7 @@ def test_a_revoked_key_stops_within_the_cache_time(store):
     store.tenants.create("acme")
     info, key = store.keys.mint_user_key("acme", "alice")
     clock = Clock()
-    auth = Authenticator(store, admin_key="", clock=clock)
+    auth = Authenticator(TenantDirectory(store), admin_key="", clock=clock)
     assert run(auth.tenant_for(key, "alice")) == "acme"
     store.keys.revoke("acme", info.key_id)
     clock.now += KEY_CACHE_SECONDS / 2
@@ -74,11 +75,11 @@ def test_a_revoked_key_stops_within_the_cache_time(store):
 
 def test_a_rotated_key_works_through_its_overlap(store):
     old = store.tenants.create("acme")
-    auth = Authenticator(store, admin_key="", clock=Clock())
+    auth = Authenticator(TenantDirectory(store), admin_key="", clock=Clock())
     new = store.keys.rotate("acme", overlap_seconds=60)
     assert run(auth.tenant_for(old)) == run(auth.tenant_for(new)) == "acme"
     store.keys.rotate("acme", overlap_seconds=0)
-    fresh = Authenticator(store, admin_key="")
+    fresh = Authenticator(TenantDirectory(store), admin_key="")
     assert run(fresh.tenant_for(old)) == "acme"  # the first rotation's overlap still runs
     with pytest.raises(Unauthorized):
         run(fresh.tenant_for(new))  # replaced with no overlap

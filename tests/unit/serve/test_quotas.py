@@ -5,6 +5,7 @@ import asyncio
 import pytest
 
 from actors.app.commands import Effect, Recall, WriteMemory, WriteTurns
+from actors.app.directory import TenantDirectory
 from actors.core.memory import GateChanges, MemoryItem
 from actors.core.tenancy import TenantLimits
 from actors.store.sql.store import MemoryStore
@@ -44,7 +45,7 @@ def test_rate_limit_refuses_past_the_allowance_and_refills(store):
     store.tenants.create("acme", limits=TenantLimits(requests_per_minute=3))
     store.tenants.create("calm")
     clock = Clock()
-    quotas = Quotas(store, clock=clock)
+    quotas = Quotas(TenantDirectory(store), clock=clock)
     for _ in range(3):
         admit(quotas, "acme")
     with pytest.raises(RateLimited) as refused:
@@ -62,7 +63,7 @@ def test_user_quota_refuses_only_writes_for_new_users(store):
     store.tenants.create("acme", limits=TenantLimits(max_users=2))
     remember(store, "acme", "alice")
     remember(store, "acme", "bob")
-    quotas = Quotas(store, clock=Clock())
+    quotas = Quotas(TenantDirectory(store), clock=Clock())
     admit(quotas, "acme", "alice", WriteTurns.effect)  # existing users keep writing
     admit(quotas, "acme", "carol", Recall.effect)  # reads never hit the user quota
     with pytest.raises(QuotaExceeded):
@@ -72,7 +73,7 @@ def test_user_quota_refuses_only_writes_for_new_users(store):
 def test_changed_limits_apply_after_the_refresh(store):
     store.tenants.create("acme")
     clock = Clock()
-    quotas = Quotas(store, refresh_seconds=5, clock=clock)
+    quotas = Quotas(TenantDirectory(store), refresh_seconds=5, clock=clock)
     admit(quotas, "acme")
     store.tenants.set_limits("acme", TenantLimits(requests_per_minute=1))
     admit(quotas, "acme")  # cached: still unlimited

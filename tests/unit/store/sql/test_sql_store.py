@@ -465,9 +465,9 @@ def test_from_settings_defaults_to_sqlite_under_home(tmp_path):
     settings = HermesSettings(home=tmp_path / "new-home", sql_url="", policy=GatePolicy(top_k=3))
     from_settings = MemoryStore.from_settings(settings)
     from_settings.create_schema()
-    from_settings.create_tenant(A)
+    from_settings.tenants.create(A)
     assert (tmp_path / "new-home" / "hermes.db").exists()
-    assert from_settings.tenant_policy(A).top_k == 3
+    assert from_settings.tenants.policy(A).top_k == 3
     from_settings.dispose()
 
 
