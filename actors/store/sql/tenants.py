@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from actors.core.memory import utcnow
 from actors.core.tenancy import KeyGrant, KeyInfo, TenantLimits, TenantRecord
@@ -175,7 +176,7 @@ class Tenants:
             row.group_profiles, row.updated_at = group_profiles, utcnow()
 
     @staticmethod
-    def _row(session: Any, tenant_id: str) -> TenantRow:
+    def _row(session: Session, tenant_id: str) -> TenantRow:
         row = session.get(TenantRow, tenant_id)
         if row is None:
             raise _not_found(tenant_id)
