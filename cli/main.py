@@ -97,7 +97,7 @@ def _cmd_tenant_create(args: argparse.Namespace) -> int:
     tenant_id = check_tenant_id(args.name)
     store = stack.open_store(_settings(args))
     # The key alone on stdout, so `KEY=$(hermes-memory tenant create acme)` works.
-    print(store.create_tenant(tenant_id, args.display_name or tenant_id))
+    print(store.tenants.create(tenant_id, args.display_name or tenant_id))
     return 0
 
 

@@ -148,7 +148,7 @@ def memory_backend(workdir: Path) -> Iterator[MemoryStore]:
     """A fresh SQLite store holding the evaluation's tenant."""
     store = MemoryStore(f"sqlite:///{workdir / 'locomo.db'}")
     store.create_schema()
-    store.create_tenant(TENANT, "LoCoMo evaluation")
+    store.tenants.create(TENANT, "LoCoMo evaluation")
     try:
         yield store
     finally:

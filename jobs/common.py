@@ -25,24 +25,18 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from enum import Enum
-from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 import ray
-from sqlalchemy import Select, case, create_engine, exists, func, select
-from sqlalchemy.engine import make_url
-from sqlalchemy.pool import NullPool
 
 from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, inject_context, span
 from actors.app.maintenance import MaintenanceOperations
 from actors.app.service import UserMemoryService
 from actors.core.memory import MemoryItem
+from actors.store.sql.jobs import SqlRead
 from actors.store.sql.store import MemoryStore
-from actors.store.sql.tables import MemoryItemRow, UserConsentRow
-from schemas.enums import ACTIVE_STATES, Layer
 from schemas.errors import InvalidInput, OwnershipLost, StoreUnavailable, UserBusy
 from schemas.ids import check_tenant_id
 from schemas.settings import GatePolicy, HermesSettings
@@ -103,7 +97,7 @@ def cluster_cpus() -> int:
 
 
 def resolve_tenants(store: MemoryStore, tenants: list[str] | None) -> list[str]:
-    known = store.tenant_ids()
+    known = store.tenants.ids()
     if not tenants:
         return known
     unknown = [t for t in tenants if check_tenant_id(t) not in known]
@@ -115,44 +109,9 @@ def resolve_tenants(store: MemoryStore, tenants: list[str] | None) -> list[str]:
 # ---------------------------------------------------------------------------------------- SQL reads
 
 
-def _dbapi_connection(url: str) -> Any:
-    """A DB-API connection for ``ray.data.read_sql`` (closing it really closes it: no pool)."""
-    return create_engine(url, poolclass=NullPool).raw_connection()
-
-
-def read_sql(settings: HermesSettings, statement: Select[*tuple[Any, ...]]) -> ray.data.Dataset:
-    """A Ray Data dataset of the statement's rows, with bound parameters in the driver's own style."""
-    url = settings.resolved_sql_url()
-    dialect = make_url(url).get_dialect()()
-    compiled = statement.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
-    values = {name: v.value if isinstance(v, Enum) else v for name, v in compiled.params.items()}
-    params: Any = values
-    if dialect.positional:
-        assert compiled.positiontup is not None  # every positional dialect sets it
-        params = tuple(values[name] for name in compiled.positiontup)
-    return ray.data.read_sql(str(compiled), partial(_dbapi_connection, url), sql_params=params)
-
-
-def users_with_items(
-    tenants: list[str], holding: str = "any", consenting_only: bool = False
-) -> Select[str, str, Any]:
-    """(tenant_id, user_id, items) of the tenants' users that hold any stored item, or only those with
-    ``"archived"`` items; ``items`` counts each user's active items. ``consenting_only``: less the users who
-    withdrew their own consent to group profiles (``user_consents``)."""
-    row = MemoryItemRow
-    active = row.state.in_(sorted(ACTIVE_STATES)) & (row.layer != Layer.ARCHIVE)
-    query = select(row.tenant_id, row.user_id, func.sum(case((active, 1), else_=0)).label("items"))
-    query = query.where(row.tenant_id.in_(tenants))
-    if holding == "archived":
-        query = query.where(row.layer == Layer.ARCHIVE)
-    if consenting_only:
-        withdrawn = select(UserConsentRow.user_id).where(
-            UserConsentRow.tenant_id == row.tenant_id,
-            UserConsentRow.user_id == row.user_id,
-            UserConsentRow.group_profiles.is_(False),
-        )
-        query = query.where(~exists(withdrawn))
-    return query.group_by(row.tenant_id, row.user_id).order_by(row.tenant_id, row.user_id)
+def read_sql(read: SqlRead) -> ray.data.Dataset:
+    """A Ray Data dataset of the rows of a read the store prepared (``actors.store.sql.jobs``)."""
+    return ray.data.read_sql(read.sql, read.connect, sql_params=read.params)
 
 
 def rows_of(batch: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -203,14 +162,14 @@ class UserRunner:
 
     def _service(self, tenant_id: str, user_id: str) -> UserMemoryService:
         if tenant_id not in self._policies:
-            self._policies[tenant_id] = self.store.tenant_policy(tenant_id)
+            self._policies[tenant_id] = self.store.tenants.policy(tenant_id)
         return UserMemoryService(
             tenant_id,
             user_id,
             store=self.store,
             embedder=self.embedder,
             policy=self._policies[tenant_id],
-            fence=self.store.claim_user(tenant_id, user_id, f"job:{self.holder}"[:64]),
+            fence=self.store.fencing.claim(tenant_id, user_id, f"job:{self.holder}"[:64]),
         )
 
 
@@ -331,9 +290,9 @@ class BatchJob:
     def progress(self, total: int, unit: str = "user") -> Progress:
         return Progress(self.name, total, bar=self.progress_bar, unit=unit)
 
-    def read(self, statement: Select[*tuple[Any, ...]]) -> ray.data.Dataset:
-        """The statement's rows, read once and kept (``materialize``): counted, then mapped."""
-        return read_sql(self.settings, statement).materialize()
+    def read(self, read: SqlRead) -> ray.data.Dataset:
+        """The read's rows, read once and kept (``materialize``): counted, then mapped."""
+        return read_sql(read).materialize()
 
     def users(
         self,
@@ -342,11 +301,11 @@ class BatchJob:
         only: list[str] | None = None,
         consenting_only: bool = False,
     ) -> ray.data.Dataset | None:
-        """The tenants' users that hold items (``users_with_items``), only the users named in ``only`` when
-        given; None without tenants."""
+        """The tenants' users that hold items (``JobRecords.users_read``), only the users named in ``only``
+        when given; None without tenants."""
         if not tenants:
             return None
-        users = read_sql(self.settings, users_with_items(tenants, holding, consenting_only))
+        users = read_sql(self.store.jobs.users_read(tenants, holding, consenting_only))
         if only:
             wanted = set(only)
             users = users.filter(lambda row: row["user_id"] in wanted)

@@ -76,12 +76,14 @@ class ConsolidateUsers:
         except HermesError as exc:
             log.warning("consolidation of %s/%s failed: %s", tenant_id, user_id, exc)
             counts, route = {}, "failed"
-            active = store.load_active(tenant_id, user_id)
-        history = store.slot_history(tenant_id, user_id)  # as the profile API reads it: merged values
+            active = store.memories.load_active(tenant_id, user_id)
+        history = store.memories.slot_history(
+            tenant_id, user_id
+        )  # as the profile API reads it: merged values
         digests = profiles.digests(profiles.slot_conclusions(active, history))
         drift = profiles.drift(previous.get(user_id), digests)
         moves = store.jobs.archive_moves(tenant_id, user_id, since=utcnow() - self.hit_window)
-        archived = store.find_archived(tenant_id, user_id, limit=ARCHIVED_READ)
+        archived = store.memories.archived(tenant_id, user_id, limit=ARCHIVED_READ)
         evictions = profiles.eviction_outcomes(moves, archived, active)
         agreement = profiles.agreement(ProfileBuilder(GatePolicy(), utcnow()).build(user_id, active, history))
         figures: dict[str, Any] = {name: int(counts.get(name, 0)) for name in COUNT_FIELDS}

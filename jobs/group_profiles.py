@@ -40,7 +40,9 @@ def claims_of_users(
     try:
         with traced_batch("group_profiles.batch", trace_context, users=len(rows)):
             claims = [
-                json.dumps(sorted(profiles.cohort_claims(store.load_active(r["tenant_id"], r["user_id"]))))
+                json.dumps(
+                    sorted(profiles.cohort_claims(store.memories.load_active(r["tenant_id"], r["user_id"])))
+                )
                 for r in rows
             ]
     finally:
@@ -73,7 +75,7 @@ def run(
         raise InvalidInput("min_cohort must be at least 2: a cohort of one is a person")
     with batch_job(settings, JOB, tenants, parallelism, progress_bar) as job:
         store, tenants = job.store, job.tenants
-        consenting = [t for t in tenants if store.group_profile_consent(t)]
+        consenting = [t for t in tenants if store.tenants.group_profile_consent(t)]
         with job.record(min_cohort=min_cohort) as current:
             users = job.users(consenting, consenting_only=True)
             cohort_sizes: Counter[str] = Counter({tenant: 0 for tenant in consenting})

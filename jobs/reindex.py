@@ -22,15 +22,12 @@ from __future__ import annotations
 from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import Select, select
 
-from actors.adapters.crypto import item_context, unseal
 from actors.adapters.embedding import Embedder, make_embedder
 from actors.adapters.tracing import span
 from actors.app.service import as_vector
 from actors.core.memory import MemoryItem
-from actors.store.sql.jobs import INDEXED
-from actors.store.sql.tables import MemoryItemRow
+from actors.store.sql.jobs import INDEX_COLUMNS, indexed_content
 from actors.store.vectors.index import VectorRow
 from actors.store.vectors.milvus import MilvusIndex
 from jobs.common import BatchJob, JobRun, Progress, batch_job, rows_of, traced_batch
@@ -39,16 +36,6 @@ from schemas.settings import HermesSettings
 
 JOB = "reindex"
 ROWS_PER_BATCH = 500
-_COLUMNS = ("memory_id", "user_id", "layer", "state", "version", "content", "embedding")
-
-
-def indexed_rows(tenant_id: str) -> Select[*tuple[Any, ...]]:
-    row = MemoryItemRow
-    return (
-        select(*(getattr(row, name) for name in _COLUMNS))
-        .where(row.tenant_id == tenant_id, INDEXED)
-        .order_by(row.memory_id)
-    )
 
 
 class IndexWriter:
@@ -74,11 +61,11 @@ def _connect(settings: HermesSettings) -> tuple[Embedder, MilvusIndex]:
 
 
 def vector_rows(rows: list[dict[str, Any]], embedder: Any) -> list[VectorRow]:
-    """Index rows from SQL rows (dicts with ``_COLUMNS``); missing or mis-sized vectors are re-embedded."""
+    """Index rows from SQL rows (dicts of ``INDEX_COLUMNS``); missing or mis-sized vectors are re-embedded."""
     vectors = [as_vector(r["embedding"]) for r in rows]
     stale = [n for n, v in enumerate(vectors) if v is None or v.shape[0] != embedder.dim]
     if stale:
-        texts = [unseal(rows[n]["content"], item_context(rows[n]["memory_id"], "content")) for n in stale]
+        texts = [indexed_content(rows[n]) for n in stale]
         fresh = np.asarray(embedder.embed_passages(texts), dtype=np.float32)
         for n, vector in zip(stale, fresh, strict=True):
             vectors[n] = vector
@@ -89,7 +76,7 @@ def vector_rows(rows: list[dict[str, Any]], embedder: Any) -> list[VectorRow]:
 
 
 def _record(item: MemoryItem) -> dict[str, Any]:
-    return {name: getattr(item, name) for name in _COLUMNS}
+    return {name: getattr(item, name) for name in INDEX_COLUMNS}
 
 
 def reindex_tenant(job: BatchJob, run: JobRun, tenant_id: str, progress: Progress) -> dict[str, Any]:
@@ -97,7 +84,7 @@ def reindex_tenant(job: BatchJob, run: JobRun, tenant_id: str, progress: Progres
     embedder, index = _connect(job.settings)
     index.ensure_tenant(tenant_id)
     written: dict[str, int] = {}
-    rows = job.read(indexed_rows(tenant_id))
+    rows = job.read(store.jobs.indexed_read(tenant_id))
     for batch in job.map(rows, IndexWriter, run, batch_size=ROWS_PER_BATCH, tenant_id=tenant_id):
         written.update((row["memory_id"], row["version"]) for row in batch)
         progress.update(len(batch))

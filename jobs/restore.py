@@ -116,11 +116,11 @@ class RestoreUsers:
         horizon = now - timedelta(days=self._retention_days(tenant_id))
         archived = [
             i
-            for i in store.find_archived(tenant_id, user_id, limit=MAX_ARCHIVED_PER_USER)
+            for i in store.memories.archived(tenant_id, user_id, limit=MAX_ARCHIVED_PER_USER)
             if i.archived_at is None or i.archived_at >= horizon
         ]
         since = now - timedelta(days=self.plan.recent_days)
-        recent = [i for i in store.load_active(tenant_id, user_id) if i.last_accessed_at >= since]
+        recent = [i for i in store.memories.load_active(tenant_id, user_id) if i.last_accessed_at >= since]
         known = {i.memory_id for i in archived}
         archived += [
             i
@@ -151,7 +151,7 @@ class RestoreUsers:
         found = [
             item
             for slot in self.plan.slots
-            for item in store.find_archived(tenant_id, user_id, slot=slot, limit=MAX_ARCHIVED_PER_USER)
+            for item in store.memories.archived(tenant_id, user_id, slot=slot, limit=MAX_ARCHIVED_PER_USER)
         ]
         if self.plan.query_vector is not None:
             probes = [np.asarray(self.plan.query_vector, dtype=np.float32)]
@@ -176,7 +176,7 @@ class RestoreUsers:
 
     def _retention_days(self, tenant_id: str) -> int:
         if tenant_id not in self._retention:
-            self._retention[tenant_id] = self.runner.store.tenant_policy(tenant_id).archive_retention_days
+            self._retention[tenant_id] = self.runner.store.tenants.policy(tenant_id).archive_retention_days
         return self._retention[tenant_id]
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from actors.store.sql.tenants import KeyGrant
+from actors.core.tenancy import KeyGrant
 from schemas.errors import StackAlreadyRunning, StackStartFailed
 from schemas.settings import HermesSettings
 
@@ -149,12 +149,12 @@ class LocalStack:
         store = self._store
         assert store is not None, "the stack is not started"
         known = self.paths.demo_key_file.read_text().strip() if self.paths.demo_key_file.exists() else ""
-        if known and store.authenticate(known) == KeyGrant(DEMO_TENANT):
+        if known and store.keys.authenticate(known) == KeyGrant(DEMO_TENANT):
             return None
-        if DEMO_TENANT in store.tenant_ids():
-            key = store.rotate_key(DEMO_TENANT)
+        if DEMO_TENANT in store.tenants.ids():
+            key = store.keys.rotate(DEMO_TENANT)
         else:
-            key = store.create_tenant(DEMO_TENANT, "Demo tenant")
+            key = store.tenants.create(DEMO_TENANT, "Demo tenant")
         _write_private(self.paths.demo_key_file, key + "\n")
         return key
 

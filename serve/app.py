@@ -127,14 +127,10 @@ class HermesMemory:
 def provision(settings: HermesSettings) -> None:
     """Create what every replica shares, before any replica starts: the SQL schema (idempotent) and the host
     pool, each host started (its embedding model loaded on first use)."""
+    from actors.app.directory import create_schema
     from actors.runtime.pool import pool_actor
-    from actors.store.sql.store import MemoryStore
 
-    store = MemoryStore.from_settings(settings)
-    try:
-        store.create_schema()
-    finally:
-        store.dispose()
+    create_schema(settings)
     ray.get(pool_actor(settings).ensure.remote())
 
 

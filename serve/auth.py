@@ -1,8 +1,8 @@
 """Who is calling: a tenant, by an API key (``X-API-Key``), or an operator, by the admin key
 (``X-Admin-Key``).
 
-Keys are checked by ``MemoryStore.authenticate`` (hashed lookup, constant-time compare), which answers with
-a ``KeyGrant``: the tenant, and the one user the key is bound to (a per-user key) or None (a tenant key).
+Keys are checked by ``TenantDirectory.authenticate`` (hashed lookup, constant-time compare), which answers
+with a ``KeyGrant``: the tenant, and the one user the key is bound to (a per-user key) or None (a tenant key).
 The answer is kept for ``KEY_CACHE_SECONDS`` per replica (by the key's digest, never the key), so the hot
 path does not query SQL on every request; a rotated, expired or revoked key stops working within that time.
 Every door asks ``tenant_for(key, user_id)`` with the user the call names: a per-user key naming another
@@ -19,8 +19,8 @@ import hmac
 import time
 from collections.abc import Callable
 
-from actors.store.sql.store import MemoryStore
-from actors.store.sql.tenants import KeyGrant
+from actors.app.directory import TenantDirectory
+from actors.core.tenancy import KeyGrant
 from schemas.errors import Forbidden, Unauthorized
 
 #: keys longer than this are refused before any hashing or SQL
@@ -33,9 +33,9 @@ KEY_CACHE_SIZE = 10_000
 
 class Authenticator:
     def __init__(
-        self, store: MemoryStore, admin_key: str, clock: Callable[[], float] = time.monotonic
+        self, directory: TenantDirectory, admin_key: str, clock: Callable[[], float] = time.monotonic
     ):
-        self._store = store
+        self._directory = directory
         self._admin_key = admin_key
         self._clock = clock
         self._known: dict[bytes, tuple[float, KeyGrant | None]] = {}
@@ -49,7 +49,7 @@ class Authenticator:
         if known is not None and self._clock() - known[0] < KEY_CACHE_SECONDS:
             grant = known[1]
         else:
-            grant = await asyncio.to_thread(self._store.authenticate, api_key)
+            grant = await asyncio.to_thread(self._directory.authenticate, api_key)
             if len(self._known) >= KEY_CACHE_SIZE:
                 self._known.clear()
             self._known[digest] = (self._clock(), grant)

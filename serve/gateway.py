@@ -24,11 +24,11 @@ from pydantic import BaseModel
 
 from actors.adapters.tracing import inject_context, span
 from actors.app.commands import UserCommand
+from actors.app.directory import TenantDirectory
 from actors.app.tenant_admin import TenantAdmin
 from actors.app.tenant_view import TenantView
+from actors.core.tenancy import TenantLimits
 from actors.runtime.pool import HostRouter
-from actors.store.sql.tenant_views import TenantViewStore
-from actors.store.sql.tenants import TenantLimits
 from schemas.api import ActivationLatency, CreateTenantRequest, DirectoryStats, TenantCreated
 from schemas.ids import check_tenant_id, check_user_id
 from schemas.settings import HermesSettings
@@ -74,16 +74,16 @@ def request_id_for(idempotency_key: str | None) -> str:
 
 
 class Gateway:
-    def __init__(self, settings: HermesSettings, store: TenantViewStore, hosts: HostRouter):
+    def __init__(self, settings: HermesSettings, directory: TenantDirectory, hosts: HostRouter):
         self.settings = settings
-        self.auth = Authenticator(store, settings.admin_key)
-        self.quotas = Quotas(store)
-        self._store = store
+        self.auth = Authenticator(directory, settings.admin_key)
+        self.quotas = Quotas(directory)
+        self._directory = directory
         self.hosts = hosts
 
     @classmethod
     def connect(cls, settings: HermesSettings) -> Gateway:
-        return cls(settings, TenantViewStore.from_settings(settings), HostRouter(settings))
+        return cls(settings, TenantDirectory.connect(settings), HostRouter(settings))
 
     async def run(
         self, tenant_id: str, user_id: str, command: UserCommand[R], idempotency_key: str | None = None
@@ -105,23 +105,23 @@ class Gateway:
         """A tenant-wide read (no user's command): one request token, then ``read`` on the tenant's
         read-only view, e.g. ``lambda view: view.users(query)``."""
         await self.quotas.admit_tenant_view(tenant_id)
-        return await asyncio.to_thread(read, TenantView(self._store, tenant_id))
+        return await asyncio.to_thread(read, self._directory.view(tenant_id))
 
     async def manage_tenant(self, tenant_id: str, act: Callable[[TenantAdmin], T]) -> T:
         """A change to the caller's own tenant (its keys, ...): one request token, then ``act`` on the
         tenant's settings, e.g. ``lambda admin: admin.keys()``."""
         await self.quotas.admit_tenant_view(tenant_id)
-        return await asyncio.to_thread(act, TenantAdmin(self._store, tenant_id))
+        return await asyncio.to_thread(act, self._directory.admin(tenant_id))
 
     async def administer(self, admin_key: str | None, tenant_id: str, act: Callable[[TenantAdmin], T]) -> T:
         """An operator's change to any tenant (admin key): ``act`` on that tenant's settings."""
         self.auth.check_admin(admin_key)
         check_tenant_id(tenant_id)
-        return await asyncio.to_thread(act, TenantAdmin(self._store, tenant_id))
+        return await asyncio.to_thread(act, self._directory.admin(tenant_id))
 
     async def tenant_ids(self, admin_key: str | None) -> list[str]:
         self.auth.check_admin(admin_key)
-        return await asyncio.to_thread(self._store.tenant_ids)
+        return await asyncio.to_thread(self._directory.tenant_ids)
 
     # ----------------------------------------------------------------------------------- operations
 
@@ -131,7 +131,7 @@ class Gateway:
         self.auth.check_admin(admin_key)
         body = CreateTenantRequest.model_validate(request)
         api_key = await asyncio.to_thread(
-            self._store.create_tenant,
+            self._directory.create_tenant,
             body.tenant_id,
             body.name,
             group_profile_consent=body.group_profile_consent,

@@ -25,7 +25,7 @@ from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
 from actors.app.commands import command_for
-from actors.store.sql.tenants import KeyGrant
+from actors.core.tenancy import KeyGrant
 from mcp_door.tools import Caller, memory_server
 from schemas.endpoints import Call
 from schemas.errors import HermesError, InvalidInput

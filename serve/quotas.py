@@ -2,7 +2,7 @@
 others.
 
 Limits live in the ``tenants`` table (``requests_per_minute``, ``max_users``; NULL = unlimited) and are read
-through ``MemoryStore.tenant_limits``, cached for ``refresh_seconds`` so a busy replica does not query SQL on
+through ``TenantDirectory.limits``, cached for ``refresh_seconds`` so a busy replica does not query SQL on
 every request (a changed limit takes effect within that time).
 
 * Rate: a token bucket per tenant holding at most one minute's allowance, refilled continuously. Every
@@ -26,8 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from actors.app.commands import Effect
-from actors.store.sql.store import MemoryStore
-from actors.store.sql.tenants import TenantLimits
+from actors.app.directory import TenantDirectory
+from actors.core.tenancy import TenantLimits
 from schemas.errors import QuotaExceeded, RateLimited
 
 #: how long a replica trusts the limits and user counts it read from SQL
@@ -51,11 +51,11 @@ class _TenantState:
 class Quotas:
     def __init__(
         self,
-        store: MemoryStore,
+        directory: TenantDirectory,
         refresh_seconds: float = REFRESH_SECONDS,
         clock: Callable[[], float] = time.monotonic,
     ):
-        self._store = store
+        self._directory = directory
         self._refresh = refresh_seconds
         self._clock = clock
         self._tenants: dict[str, _TenantState] = {}
@@ -81,7 +81,7 @@ class Quotas:
         now = self._clock()
         state = self._tenants.get(tenant_id)
         if state is None or now - state.read_at >= self._refresh:
-            limits = await asyncio.to_thread(self._store.tenant_limits, tenant_id)
+            limits = await asyncio.to_thread(self._directory.limits, tenant_id)
             state = _TenantState(limits=limits, read_at=now)
             self._tenants[tenant_id] = state
         return state
@@ -108,7 +108,7 @@ class Quotas:
     async def _admit_user(self, state: _TenantState, tenant_id: str, user_id: str, max_users: int) -> None:
         if user_id in state.known_users:
             return
-        exists, users = await asyncio.to_thread(self._store.user_usage, tenant_id, user_id)
+        exists, users = await asyncio.to_thread(self._directory.user_usage, tenant_id, user_id)
         if not exists and users >= max_users:
             raise QuotaExceeded(f"tenant quota of {max_users} users reached; erase users or raise the quota")
         state.known_users.add(user_id)

@@ -224,7 +224,7 @@ def serve_app(ray_session, stack_settings, sql_store) -> Iterator[str]:
 def tenant_key(sql_store) -> str:
     """A fresh tenant per test (so no test sees another's users); returns its API key."""
     tenant_id = f"t_{uuid.uuid4().hex[:16]}"
-    return sql_store.create_tenant(tenant_id, f"test tenant {tenant_id}")
+    return sql_store.tenants.create(tenant_id, f"test tenant {tenant_id}")
 
 
 @pytest.fixture

@@ -52,13 +52,15 @@ class IndexedArchive:
         if not ids:
             return []
         with span("sql.archived_by_id", items=len(ids)):
-            stored = self.store.find_archived(self.tenant_id, self.user_id, memory_ids=ids, limit=len(ids))
+            stored = self.store.memories.archived(
+                self.tenant_id, self.user_id, memory_ids=ids, limit=len(ids)
+            )
         by_id = {item.memory_id: item for item in stored}
         return [by_id[memory_id] for memory_id in ids if memory_id in by_id]
 
     def told_within(self, period: Period, depth: int) -> list[MemoryItem]:
         """Up to ``depth`` archived items created within the period, the latest said first."""
         with span("sql.archived_in_period"):
-            return self.store.find_archived(
+            return self.store.memories.archived(
                 self.tenant_id, self.user_id, created=(period.start, period.end), limit=depth
             )

@@ -132,14 +132,14 @@ class UserMemoryService:
         self.engine = self._load()
         self.maintenance = ServiceMaintenance(
             engine=lambda: self.engine,
-            stored_item=lambda memory_id: self.store.get_item(self.tenant_id, self.user_id, memory_id),
+            stored_item=lambda memory_id: self.store.memories.get(self.tenant_id, self.user_id, memory_id),
             commit=self._commit,
         )
 
     def _load(self) -> GateEngine:
         with span("sql.load_active"):
-            items = self.store.load_active(self.tenant_id, self.user_id)
-            alerts = self.store.alerts(self.tenant_id, self.user_id, AlertStatus.OPEN)
+            items = self.store.memories.load_active(self.tenant_id, self.user_id)
+            alerts = self.store.alerts.find(self.tenant_id, self.user_id, AlertStatus.OPEN)
         engine = GateEngine(self.tenant_id, self.user_id, self.policy, items, clock=self.clock)
         engine.seed_alerts(alerts)
         self._forget_derived()
@@ -399,14 +399,16 @@ class UserMemoryService:
             ids = archive.newest_ids(content_hash=digest, limit=1)
             ids += archive.newest_ids(slot=slot, limit=20) if slot else []
             found = (
-                self.store.find_archived(self.tenant_id, self.user_id, memory_ids=ids, limit=len(ids))
+                self.store.memories.archived(self.tenant_id, self.user_id, memory_ids=ids, limit=len(ids))
                 if ids
                 else []
             )
         else:
-            found = self.store.find_archived(self.tenant_id, self.user_id, content_hash=digest, limit=1)
+            found = self.store.memories.archived(self.tenant_id, self.user_id, content_hash=digest, limit=1)
             found += (
-                self.store.find_archived(self.tenant_id, self.user_id, slot=slot, limit=20) if slot else []
+                self.store.memories.archived(self.tenant_id, self.user_id, slot=slot, limit=20)
+                if slot
+                else []
             )
         for item in found:
             engine.items.setdefault(item.memory_id, item)
@@ -433,7 +435,7 @@ class UserMemoryService:
         self._fill_missing_embeddings(changes.upserted.values())
         with span("sql.commit", items=len(changes.upserted), events=len(changes.events)):
             try:
-                self.store.commit(
+                self.store.memories.commit(
                     changes,
                     tenant_id=self.tenant_id,
                     user_id=self.user_id,
@@ -476,7 +478,7 @@ class UserMemoryService:
     def _already_applied(self, request_id: str | None) -> api.WriteResult | None:
         if request_id is None:
             return None
-        stored = self.store.applied_result(self.tenant_id, self.user_id, request_id)
+        stored = self.store.memories.applied_result(self.tenant_id, self.user_id, request_id)
         return None if stored is None else api.WriteResult.model_validate(stored)
 
     def _result(
@@ -570,7 +572,7 @@ class UserMemoryService:
 
     def start_session(self, request: api.StartSessionRequest) -> api.SessionContext:
         self._refreeze_due()
-        stored = self.store.session_snapshot(self.tenant_id, self.user_id, request.session_id)
+        stored = self.store.snapshots.get(self.tenant_id, self.user_id, request.session_id)
         if stored is None:
             snapshot = render_session_context(
                 self.engine.active(),
@@ -582,7 +584,7 @@ class UserMemoryService:
             )
             rendered = api.SessionContext.model_validate(snapshot).model_dump_json()
             session_id = request.session_id
-            text = self.store.save_session_snapshot(self.tenant_id, self.user_id, session_id, rendered)
+            text = self.store.snapshots.save(self.tenant_id, self.user_id, session_id, rendered)
         else:
             text = stored
         return api.SessionContext.model_validate_json(text)
@@ -596,15 +598,15 @@ class UserMemoryService:
     def profile(self) -> api.UserProfile:
         """The USER profile: slot conclusions with confidence, backing ids and history; relations; state."""
         with span("profile.build"):
-            history = self.store.slot_history(self.tenant_id, self.user_id)
+            history = self.store.memories.slot_history(self.tenant_id, self.user_id)
             builder = ProfileBuilder(self.policy, self.clock())
             return api.UserProfile.model_validate(builder.build(self.user_id, self.engine.active(), history))
 
     # ------------------------------------------------------------------ inspection and explicit control
 
     def get_memory(self, memory_id: str) -> api.MemoryDetail:
-        item = self.store.get_item(self.tenant_id, self.user_id, memory_id)
-        audit = self.store.audit_trail(self.tenant_id, self.user_id, memory_id)
+        item = self.store.memories.get(self.tenant_id, self.user_id, memory_id)
+        audit = self.store.audit.events(self.tenant_id, self.user_id, memory_id)
         return api.MemoryDetail(
             memory=api.MemoryOut.model_validate(item),
             audit=[api.AuditEventOut.model_validate(e) for e in audit],
@@ -615,10 +617,10 @@ class UserMemoryService:
     ) -> api.MemoryList:
         layers = [layer] if layer else None
         states = [state] if state else None
-        items = self.store.list_items(
+        items = self.store.memories.page(
             self.tenant_id, self.user_id, layers=layers, states=states, limit=limit, offset=offset
         )
-        total = self.store.count_items(self.tenant_id, self.user_id, layers=layers, states=states)
+        total = self.store.memories.count(self.tenant_id, self.user_id, layers=layers, states=states)
         return api.MemoryList(items=[api.MemoryOut.model_validate(i) for i in items], total=total)
 
     def confirm(self, memory_id: str, request: api.ConfirmRequest, actor: str = "user") -> api.MemoryOut:
@@ -657,12 +659,12 @@ class UserMemoryService:
         self, memory_id: str, actor: str = "job:restore", reason: str = "relevant again"
     ) -> api.MemoryOut:
         if memory_id not in self.engine.items:
-            self.engine.items[memory_id] = self.store.get_item(self.tenant_id, self.user_id, memory_id)
+            self.engine.items[memory_id] = self.store.memories.get(self.tenant_id, self.user_id, memory_id)
         return self._control(memory_id, lambda: self.engine.restore(memory_id, actor=actor, reason=reason))
 
     def _control(self, memory_id: str, operation: Callable[[], GateChanges]) -> api.MemoryOut:
         if memory_id not in self.engine.items:
-            self.store.get_item(self.tenant_id, self.user_id, memory_id)  # NotFound when not this user's
+            self.store.memories.get(self.tenant_id, self.user_id, memory_id)  # NotFound when not this user's
         try:
             changes = operation()
         except GateRejected:
@@ -674,12 +676,12 @@ class UserMemoryService:
     def forget(self, memory_id: str, request: api.ForgetRequest, actor: str = "user") -> api.ForgetResult:
         self.flush_access()  # heat of the item is moot, of the others still owed
         everything = {
-            i.memory_id: i for i in self.store.list_items(self.tenant_id, self.user_id, limit=10**9)
+            i.memory_id: i for i in self.store.memories.page(self.tenant_id, self.user_id, limit=10**9)
         }
         if memory_id not in everything:
-            self.store.get_item(self.tenant_id, self.user_id, memory_id)  # NotFound
+            self.store.memories.get(self.tenant_id, self.user_id, memory_id)  # NotFound
         plan = plan_forgetting(memory_id, everything)
-        self.store.forget_item(
+        self.store.erasure.forget_item(
             self.tenant_id,
             self.user_id,
             memory_id,
@@ -698,7 +700,9 @@ class UserMemoryService:
         )
 
     def erase_user(self, request: api.EraseRequest) -> api.EraseResult:
-        removed = self.store.erase_user(self.tenant_id, self.user_id, reason=request.reason, fence=self.fence)
+        removed = self.store.erasure.erase_user(
+            self.tenant_id, self.user_id, reason=request.reason, fence=self.fence
+        )
         self.engine = GateEngine(self.tenant_id, self.user_id, self.policy, clock=self.clock)
         self._forget_derived()
         self._queries.clear()  # the user's own questions go with them
@@ -706,7 +710,7 @@ class UserMemoryService:
         return api.EraseResult(user_id=self.user_id, items_removed=removed)
 
     def alerts(self, status: AlertStatus | None = AlertStatus.OPEN) -> api.AlertList:
-        found = self.store.alerts(self.tenant_id, self.user_id, status)
+        found = self.store.alerts.find(self.tenant_id, self.user_id, status)
         return api.AlertList(alerts=[api.AlertOut.model_validate(a) for a in found])
 
     def resolve_alert(
@@ -715,7 +719,9 @@ class UserMemoryService:
         """Close the user's alert with an audit entry (on the alert's memory, so the item's trail shows
         who did it and why), committed under the user's fence like any change; resolving a resolved alert
         records nothing new."""
-        found = [a for a in self.store.alerts(self.tenant_id, self.user_id, None) if a.alert_id == alert_id]
+        found = [
+            a for a in self.store.alerts.find(self.tenant_id, self.user_id, None) if a.alert_id == alert_id
+        ]
         if not found:
             raise NotFound(f"alert {alert_id} not found")
         alert = found[0]
@@ -729,12 +735,12 @@ class UserMemoryService:
 
     def newest_archived(self, limit: int) -> list[MemoryItem]:
         """The user's ``limit`` most recently archived items."""
-        return self.store.find_archived(self.tenant_id, self.user_id, limit=limit)
+        return self.store.memories.archived(self.tenant_id, self.user_id, limit=limit)
 
     def item(self, memory_id: str) -> MemoryItem:
         """An item this user owns: active from memory, anything else from SQL."""
         item = self.engine.items.get(memory_id)
-        return item if item is not None else self.store.get_item(self.tenant_id, self.user_id, memory_id)
+        return item if item is not None else self.store.memories.get(self.tenant_id, self.user_id, memory_id)
 
 
 FORGOTTEN = "forgotten everywhere: the item, summaries that merged it, its words in other turn texts"

@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from actors.core.memory import utcnow
+from actors.core.tenancy import TenantLimits
 from actors.store.sql.store import MemoryStore
-from actors.store.sql.tenants import TenantLimits
 from schemas.api_tenant import (
     ApiKeyList,
     ApiKeyMinted,
@@ -38,32 +38,32 @@ class TenantAdmin:
 
     def mint_user_key(self, user_id: str, label: str = "") -> ApiKeyMinted:
         """A key that reaches ``user_id`` only."""
-        info, api_key = self._store.mint_user_key(self.tenant_id, user_id, label)
+        info, api_key = self._store.keys.mint_user_key(self.tenant_id, user_id, label)
         return ApiKeyMinted(**ApiKeyOut.model_validate(info).model_dump(), api_key=api_key)
 
     def keys(self) -> ApiKeyList:
         """The per-user keys, and rotated-out keys still in their overlap (never the keys themselves)."""
         return ApiKeyList(
-            keys=[ApiKeyOut.model_validate(info) for info in self._store.api_keys(self.tenant_id)]
+            keys=[ApiKeyOut.model_validate(info) for info in self._store.keys.of_tenant(self.tenant_id)]
         )
 
     def revoke_key(self, key_id: str, grace_seconds: float = 0.0) -> ApiKeyOut:
-        return ApiKeyOut.model_validate(self._store.revoke_key(self.tenant_id, key_id, grace_seconds))
+        return ApiKeyOut.model_validate(self._store.keys.revoke(self.tenant_id, key_id, grace_seconds))
 
     def rotate_key(self, overlap_seconds: float) -> KeyRotated:
         """A new tenant key; the old one works ``overlap_seconds`` longer."""
-        api_key = self._store.rotate_key(self.tenant_id, overlap_seconds)
+        api_key = self._store.keys.rotate(self.tenant_id, overlap_seconds)
         ends = utcnow() + timedelta(seconds=overlap_seconds)
         return KeyRotated(tenant_id=self.tenant_id, api_key=api_key, previous_key_expires_at=ends)
 
     # ------------------------------------------------------------------------- policy and quotas
 
     def settings(self) -> TenantSettings:
-        record = self._store.tenant_record(self.tenant_id)
+        record = self._store.tenants.record(self.tenant_id)
         return TenantSettings(
             tenant_id=record.tenant_id,
             name=record.name,
-            policy=self._store.tenant_policy(self.tenant_id),
+            policy=self._store.tenants.policy(self.tenant_id),
             limits=TenantLimitsIn.model_validate(record.limits),
             group_profile_consent=record.group_profile_consent,
             created_at=record.created_at,
@@ -73,16 +73,16 @@ class TenantAdmin:
         """The tenant's policy with ``changes`` (any part of a ``GatePolicy``, nested, e.g.
         ``{"capacities": {"working": 50}}``) applied over it; an unknown field or a value out of its range
         is refused with the field's path, and nothing changes."""
-        current = self._store.tenant_policy(self.tenant_id).model_dump(mode="json")
+        current = self._store.tenants.policy(self.tenant_id).model_dump(mode="json")
         try:
             policy = GatePolicy.model_validate(_merged(current, changes))
         except ValidationError as error:
             raise InvalidInput(f"policy: {_problems(error)}") from None
-        self._store.set_tenant_policy(self.tenant_id, policy)
+        self._store.tenants.set_policy(self.tenant_id, policy)
         return self.settings()
 
     def set_limits(self, limits: TenantLimitsIn) -> TenantSettings:
-        self._store.set_tenant_limits(
+        self._store.tenants.set_limits(
             self.tenant_id, TenantLimits(limits.max_users, limits.requests_per_minute)
         )
         return self.settings()
@@ -90,16 +90,16 @@ class TenantAdmin:
     # ---------------------------------------------------------------------------- group profiles
 
     def set_group_profile_consent(self, consent: bool) -> TenantSettings:
-        self._store.set_group_profile_consent(self.tenant_id, consent)
+        self._store.tenants.set_group_profile_consent(self.tenant_id, consent)
         return self.settings()
 
     def user_consent(self, user_id: str) -> UserConsent:
-        answer = self._store.user_consent(self.tenant_id, user_id)
-        tenant = self._store.group_profile_consent(self.tenant_id)
+        answer = self._store.tenants.user_consent(self.tenant_id, user_id)
+        tenant = self._store.tenants.group_profile_consent(self.tenant_id)
         return UserConsent(user_id=user_id, group_profiles=answer, counted=tenant and answer is not False)
 
     def set_user_consent(self, user_id: str, group_profiles: bool) -> UserConsent:
-        self._store.set_user_consent(self.tenant_id, user_id, group_profiles)
+        self._store.tenants.set_user_consent(self.tenant_id, user_id, group_profiles)
         return self.user_consent(user_id)
 
 

@@ -10,15 +10,17 @@ query when its content or source turn contains it (case ignored), and those hits
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from actors.adapters.embedding import Embedder
+from actors.adapters.embedding import Embedder, make_embedder
 from actors.adapters.tracing import span
 from actors.app.tenant_view import TenantView
 from actors.core.memory import MemoryItem
 from actors.store.vectors.index import VectorIndex
 from schemas.enums import State
+from schemas.settings import HermesSettings
 
 #: hits asked of the index per hit returned: rows SQL no longer holds, or holds in another state, drop out
 OVERFETCH = 2
@@ -41,6 +43,23 @@ class TenantSearch:
         """``index`` and ``embedder``: connected and loaded on first search."""
         self._index = index
         self._embedder = embedder
+
+    @classmethod
+    def from_settings(cls, settings: HermesSettings) -> TenantSearch:
+        """A search over the settings' Milvus collection, with its own embedder (one thread); two racing
+        first searches may both open one, and the spare is dropped."""
+
+        @functools.cache
+        def embedder() -> Embedder:
+            return make_embedder(settings.embedder, num_threads=1)
+
+        @functools.cache
+        def index() -> VectorIndex:
+            from actors.store.vectors.milvus import MilvusIndex
+
+            return MilvusIndex(settings.milvus_uri, settings.milvus_collection, embedder().dim)
+
+        return cls(index, embedder)
 
     def search(
         self, view: TenantView, text: str, k: int, states: Collection[State] | None = None

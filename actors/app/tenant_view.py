@@ -3,7 +3,7 @@ memory is against the tenant's capacities, its gate policy, its alerts across us
 id (what the operator's search of ``actors.app.tenant_search`` reads back), and its export.
 
 ``TenantView`` answers with the API models of ``schemas.api_tenant`` and ``schemas.api``, reading SQL
-(``TenantViewStore``) inside the one tenant it was opened for; it never writes. Everything that changes a
+(``MemoryStore.views``) inside the one tenant it was opened for; it never writes. Everything that changes a
 user's memory — resolving an alert included — is a user command through the user's host and its fenced
 commit (``actors.app.commands``), so the host's copy of the user and SQL never disagree.
 """
@@ -17,7 +17,8 @@ from actors.app.commands import alert_status
 from actors.app.transfer import export_lines
 from actors.core.context import BUDGET_SPLIT
 from actors.core.memory import MemoryItem
-from actors.store.sql.tenant_views import TenantViewStore, UserCounts
+from actors.store.sql.store import MemoryStore
+from actors.store.sql.tenant_views import UserCounts
 from schemas.api import AlertFilter, AlertList, AlertOut
 from schemas.api_tenant import (
     ExtractionFigures,
@@ -39,24 +40,24 @@ QUALITY_RUNS_READ = 20
 
 
 class TenantView:
-    def __init__(self, store: TenantViewStore, tenant_id: str):
+    def __init__(self, store: MemoryStore, tenant_id: str):
         self._store = store
         self.tenant_id = tenant_id
 
     def users(self, query: str = "", limit: int = 50) -> UserList:
         """The users holding memories whose id contains ``query`` (case-insensitive), by user id."""
-        found, truncated = self._store.user_counts(self.tenant_id, query=query, limit=limit)
+        found, truncated = self._store.views.user_counts(self.tenant_id, query=query, limit=limit)
         capacities = self._capacities()
         return UserList(users=[summary_of(counts, capacities) for counts in found], truncated=truncated)
 
     def user_summary(self, user_id: str) -> UserSummary:
         """One user's tier usage (all zero for a user without memories: reading never creates a user)."""
-        return summary_of(self._store.counts_of(self.tenant_id, user_id), self._capacities())
+        return summary_of(self._store.views.counts_of(self.tenant_id, user_id), self._capacities())
 
     def policy(self) -> TenantPolicy:
         return TenantPolicy(
             tenant_id=self.tenant_id,
-            policy=self._store.tenant_policy(self.tenant_id),
+            policy=self._store.tenants.policy(self.tenant_id),
             context_budget_split=dict(BUDGET_SPLIT),
         )
 
@@ -100,7 +101,7 @@ class TenantView:
 
     def alerts(self, status: AlertFilter = "open", limit: int = 100) -> AlertList:
         """The alerts of every user of the tenant, newest first."""
-        found = self._store.alerts(self.tenant_id, None, alert_status(status))
+        found = self._store.alerts.find(self.tenant_id, None, alert_status(status))
         return AlertList(alerts=[AlertOut.model_validate(alert) for alert in found[:limit]])
 
     def export(self, user_id: str | None) -> Iterator[bytes]:
@@ -110,10 +111,10 @@ class TenantView:
 
     def memories(self, memory_ids: Collection[str]) -> list[MemoryItem]:
         """The tenant's memories with these ids, whichever user holds them (only those SQL holds)."""
-        return self._store.tenant_items(self.tenant_id, memory_ids)
+        return self._store.views.tenant_items(self.tenant_id, memory_ids)
 
     def _capacities(self) -> Capacities:
-        return self._store.tenant_policy(self.tenant_id).capacities
+        return self._store.tenants.policy(self.tenant_id).capacities
 
 
 def summary_of(counts: UserCounts, capacities: Capacities) -> UserSummary:

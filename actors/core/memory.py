@@ -1,7 +1,7 @@
 """Domain records of the memory core: a memory item, an extraction candidate, audit events and alerts.
 
 These are plain dataclasses that the gate engine mutates; the SQL store maps them to tables and back
-(``actors.store.sql.store``), the API maps them to pydantic models (``schemas.api``).
+(``actors.store.sql.memories``), the API maps them to pydantic models (``schemas.api``).
 """
 
 from __future__ import annotations

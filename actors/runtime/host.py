@@ -389,7 +389,7 @@ class UserHost:
         service = resident.service
         now = time.monotonic()
         if service is not None and now - resident.verified_at >= FENCE_CHECK_SECONDS:
-            if service.fence is None or self.store.user_epoch(*key) != service.fence.epoch:
+            if service.fence is None or self.store.fencing.epoch(*key) != service.fence.epoch:
                 service = None
             resident.verified_at = now
         if service is None:
@@ -402,7 +402,7 @@ class UserHost:
                     policy=self._policy(key[0]),
                     extractor=self.extractor,
                     reader=self.reader,
-                    fence=self.store.claim_user(*key, self.name),
+                    fence=self.store.fencing.claim(*key, self.name),
                     on_index_change=self._outbox_kick.set,
                     vector_index=self._vector_index,
                 )
@@ -414,7 +414,7 @@ class UserHost:
     def _policy(self, tenant_id: str) -> GatePolicy:
         cached = self._policies.get(tenant_id)
         if cached is None or time.monotonic() - cached[0] > POLICY_SECONDS:
-            cached = (time.monotonic(), self.store.tenant_policy(tenant_id))
+            cached = (time.monotonic(), self.store.tenants.policy(tenant_id))
             self._policies[tenant_id] = cached
         return cached[1]
 

@@ -40,7 +40,7 @@ def settle(store: MemoryStore, index: VectorIndex, entries: list[OutboxEntry], d
     """Apply the entries to the index, then delete them from the outbox."""
     if entries:
         apply(store, index, entries, dim)
-        store.outbox_done([e.seq for e in entries])
+        store.outbox.done([e.seq for e in entries])
 
 
 def pending_for(store: MemoryStore, owns: Callable[[str, str], bool], limit: int) -> list[OutboxEntry]:
@@ -48,7 +48,7 @@ def pending_for(store: MemoryStore, owns: Callable[[str, str], bool], limit: int
     entries: list[OutboxEntry] = []
     after = 0
     for _ in range(MAX_PAGES):
-        page = store.outbox_pending(PAGE, after)
+        page = store.outbox.pending(PAGE, after)
         entries += [e for e in page if owns(e.tenant_id, e.user_id)]
         if len(page) < PAGE or len(entries) >= limit:
             break
@@ -69,7 +69,7 @@ def apply(store: MemoryStore, index: VectorIndex, entries: list[OutboxEntry], di
         upserted = list(
             dict.fromkeys(e.memory_id for e in tenant_entries if e.op == "upsert" and e.memory_id)
         )
-        found = store.indexable(tenant_id, upserted) if upserted else []
+        found = store.outbox.indexable(tenant_id, upserted) if upserted else []
         present = {f["memory_id"] for f in found}
         gone = deleted + [memory_id for memory_id in upserted if memory_id not in present]
         if gone:

@@ -2,16 +2,13 @@
 (``actors.app.tenant_search``) — the first step of an access or erasure request. A tenant-wide read like
 the alert review: one request token, then the tenant's read-only view, plus the vector index."""
 
-import functools
 import threading
 from typing import Annotated
 from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Depends
 
-from actors.adapters.embedding import Embedder, make_embedder
 from actors.app.tenant_search import TenantSearch
-from actors.store.vectors.index import VectorIndex
 from schemas.api import MemoryOut
 from schemas.api_tenant import TenantSearchHit, TenantSearchRequest, TenantSearchResult
 from serve.gateway import Gateway
@@ -28,20 +25,7 @@ def current_search(gateway: GatewayDep) -> TenantSearch:
     with _searches_lock:
         search = _searches.get(gateway)
         if search is None:
-            settings = gateway.settings
-
-            # two racing first searches may both open one; the spare is dropped
-            @functools.cache
-            def embedder() -> Embedder:
-                return make_embedder(settings.embedder, num_threads=1)
-
-            @functools.cache
-            def index() -> VectorIndex:
-                from actors.store.vectors.milvus import MilvusIndex
-
-                return MilvusIndex(settings.milvus_uri, settings.milvus_collection, embedder().dim)
-
-            search = _searches[gateway] = TenantSearch(index, embedder)
+            search = _searches[gateway] = TenantSearch.from_settings(gateway.settings)
         return search
 
 

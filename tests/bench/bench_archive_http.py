@@ -98,12 +98,12 @@ def main(argv: list[str] | None = None) -> None:
         index._client.load_collection(settings.milvus_collection, timeout=1800)
         index.close()
         say(f"collection loaded in {time.perf_counter() - started:.1f}s")
-        key = store.rotate_key(TENANT)
+        key = store.keys.rotate(TENANT)
         admin = TenantAdmin(store, TENANT)
         rng = random.Random(5)
         sample = rng.sample(user_ids(args.users), min(args.sample, args.users))
         asked = {user: questions(store, user, args.questions, rng) for user in sample}
-        archived = store.count_items(TENANT, sample[0], layers=[Layer.ARCHIVE])
+        archived = store.memories.count(TENANT, sample[0], layers=[Layer.ARCHIVE])
         say(f"measuring users {sample}: {archived} archived items each")
         default = GatePolicy()
         paths = {

@@ -149,7 +149,7 @@ def seeded(args, settings: HermesSettings, say) -> dict:
 def questions(store: MemoryStore, user: str, count: int, rng: random.Random) -> tuple[list[str], list[str]]:
     """Unique questions about the user's oldest archived memories (beyond any in-memory budget), and about
     months long past."""
-    oldest = store.list_items(TENANT, user, layers=[Layer.ARCHIVE], limit=2000, offset=5000)
+    oldest = store.memories.page(TENANT, user, layers=[Layer.ARCHIVE], limit=2000, offset=5000)
     picked = rng.sample(oldest, min(count, len(oldest)))
     about = [SHAPES[n % len(SHAPES)].format(item.content.rstrip("。.")) for n, item in enumerate(picked)]
     months = [(item.created_at.strftime("%B"), item.created_at.year) for item in picked[: max(4, count // 5)]]
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> None:
         say(f"seed: {record}")
         store = MemoryStore.from_settings(settings)
         store.create_schema()  # a seed kept from an older checkout gets this one's migrations (indexes)
-        store.refresh_statistics()  # a reused seed may have been written just before autovacuum ran
+        store.database.refresh_statistics()  # a reused seed may have been written just before autovacuum ran
         milvus = MilvusIndex(server.uri, settings.milvus_collection, E5Embedder.dim, timeout=600)
         started = time.perf_counter()
         milvus._client.load_collection(settings.milvus_collection, timeout=1800)
@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> None:
         everyone = user_ids(args.users)
         sample = rng.sample(everyone, min(args.sample, len(everyone)))
         asked = {user: questions(store, user, args.questions, rng) for user in sample}
-        archived = store.count_items(TENANT, sample[0], layers=[Layer.ARCHIVE])
+        archived = store.memories.count(TENANT, sample[0], layers=[Layer.ARCHIVE])
         say(f"measuring users {sample}: {archived} archived items each, budget {args.budget}")
 
         search_s = []

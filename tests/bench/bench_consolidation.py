@@ -151,7 +151,7 @@ def seed(template: Path, users: int, per_user: int) -> int:
     template.mkdir(parents=True)
     store = MemoryStore(f"sqlite:///{template / 'hermes.db'}")
     store.create_schema()
-    store.create_tenant(TENANT, policy=GatePolicy(capacities=Capacities(longterm=100)))
+    store.tenants.create(TENANT, policy=GatePolicy(capacities=Capacities(longterm=100)))
     server = MilvusLiteServer(template / "milvus")
     server.start(timeout=120)
     index = MilvusIndex(server.uri, COLLECTION, DIM)
@@ -170,7 +170,7 @@ def seed(template: Path, users: int, per_user: int) -> int:
             vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
             for item, vector in zip(batch, vectors, strict=True):
                 item.embedding = vector.tobytes()
-            with store._engine.begin() as connection:
+            with store.database._engine.begin() as connection:
                 connection.execute(
                     MemoryItemRow.__table__.insert(),
                     [{name: getattr(i, name) for name in ITEM_FIELDS} for i in batch],

@@ -329,7 +329,7 @@ def resident_user_bytes() -> dict:
     with tempfile.TemporaryDirectory() as workdir:
         store = MemoryStore(f"sqlite:///{workdir}/m.db")
         store.create_schema()
-        store.create_tenant("acme")
+        store.tenants.create("acme")
         items = []
         for n, (layer, state) in enumerate(
             [(Layer.WORKING, State.PENDING)] * 200
@@ -349,7 +349,7 @@ def resident_user_bytes() -> dict:
             vector = rng.standard_normal(384).astype(np.float32)
             item.embedding = (vector / np.linalg.norm(vector)).tobytes()
             items.append(item)
-        store.commit(GateChanges(upserted={i.memory_id: i for i in items}))
+        store.memories.commit(GateChanges(upserted={i.memory_id: i for i in items}))
         embedder = HashEmbedder(384)
         tracemalloc.start()
         service = UserMemoryService("acme", "u", store=store, embedder=embedder, policy=GatePolicy())

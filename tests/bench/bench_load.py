@@ -148,7 +148,7 @@ async def load(base_url: str, users: list[tuple[str, str, str]], args) -> tuple[
 def consistency(store: MemoryStore, index: MilvusIndex, figures: Figures, caps: dict[Layer, int]) -> dict:
     lost = duplicated = over_capacity = drift = foreign_vectors = archived = most_active = 0
     for (tenant_id, user_id), acked in figures.acked.items():
-        items = store.list_items(tenant_id, user_id, limit=1_000_000)
+        items = store.memories.page(tenant_id, user_id, limit=1_000_000)
         stored_dialogs = {d for item in items for d in item.source_dialog_ids}
         lost += len(acked - stored_dialogs)
         hashes = Counter(item.content_hash for item in items)
@@ -212,7 +212,7 @@ def main() -> None:
     store.create_schema()
     users = []
     for tenant_id in ("loada", "loadb"):
-        key = store.create_tenant(tenant_id)
+        key = store.tenants.create(tenant_id)
         users += [(tenant_id, f"u{n}", key) for n in range(args.users)]
     try:
         ray.init(address="local", num_cpus=2, include_dashboard=False, namespace=settings.namespace)

@@ -59,7 +59,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as home:
         store = MemoryStore(f"sqlite:///{Path(home) / 'bench.db'}")
         store.create_schema()
-        store.create_tenant("bench")
+        store.tenants.create("bench")
         services = {
             "rules only": UserMemoryService(
                 "bench", "plain", store=store, embedder=embedder, policy=GatePolicy()

@@ -65,7 +65,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as workdir:
         store = MemoryStore(f"sqlite:///{Path(workdir) / 'bench.db'}")
         store.create_schema()
-        store.create_tenant("bench", "bench")
+        store.tenants.create("bench", "bench")
         clock = Clock()
         svc = UserMemoryService(
             "bench", "u1", store=store, embedder=HashEmbedder(384), policy=GatePolicy(), clock=clock
@@ -95,7 +95,7 @@ def main() -> None:
             svc.write_turns(api.WriteTurnsRequest(session_id="s-last", turns=[turn]))
             after_write.append(recall(query))
         active = len(svc.engine.active())
-        archived = svc.store.count_items(svc.tenant_id, svc.user_id, layers=[Layer.ARCHIVE])
+        archived = svc.store.memories.count(svc.tenant_id, svc.user_id, layers=[Layer.ARCHIVE])
     print(
         f"load average {os.getloadavg()[0]:.2f}; {args.turns} turns written in {written:.0f} s; "
         f"{active} active, {archived} archived"

@@ -55,7 +55,7 @@ def measure(tree: Path, items: int, cold: bool, top: int) -> dict:
     with tempfile.TemporaryDirectory() as workdir:
         store = MemoryStore(f"sqlite:///{workdir}/m.db")
         store.create_schema()
-        store.create_tenant("acme")
+        store.tenants.create("acme")
         pool = seed.sentence_pool(3000)
         vectors = np.random.default_rng(1).standard_normal((len(pool), DIM)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -65,7 +65,7 @@ def measure(tree: Path, items: int, cold: bool, top: int) -> dict:
         for item, index in seed._user_items("acme", "u", layout, pool, random.Random(3), datetime.now(UTC)):
             item.embedding = vectors[index].tobytes()
             rows.append(item)
-        store.commit(GateChanges(upserted={i.memory_id: i for i in rows}))
+        store.memories.commit(GateChanges(upserted={i.memory_id: i for i in rows}))
 
         def service() -> UserMemoryService:
             return UserMemoryService("acme", "u", store=store, embedder=HashEmbedder(DIM), policy=policy)

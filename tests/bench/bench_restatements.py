@@ -60,7 +60,7 @@ def one_run(writes: int) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as home:
         store = MemoryStore(f"sqlite:///{Path(home) / 'bench.db'}")
         store.create_schema()
-        store.create_tenant("bench")
+        store.tenants.create("bench")
         svc = UserMemoryService(
             "bench", "u", store=store, embedder=embedder, policy=GatePolicy(), reader=lambda: reader
         )

@@ -50,11 +50,11 @@ def measure(history: int) -> dict[str, float]:
 
     store = MemoryStore(f"sqlite:///{tempfile.mkdtemp(prefix='hermes-cpu-')}/h.db")
     store.create_schema()
-    store.create_tenant("bench")
+    store.tenants.create("bench")
     rng = random.Random(3)
 
     def user_service(user_id: str) -> UserMemoryService:
-        fence = store.claim_user("bench", user_id, "bench")
+        fence = store.fencing.claim("bench", user_id, "bench")
         return UserMemoryService(
             "bench", user_id, store=store, embedder=HashEmbedder(384), policy=GatePolicy(), fence=fence
         )

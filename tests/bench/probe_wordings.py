@@ -142,7 +142,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as home:
         store = MemoryStore(f"sqlite:///{Path(home) / 'probes.db'}")
         store.create_schema()
-        store.create_tenant("probe")
+        store.tenants.create("probe")
         for name, part in parts.items():
             passed: Counter[str] = Counter()
             total: Counter[str] = Counter()

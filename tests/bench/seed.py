@@ -238,7 +238,7 @@ def seed_tenant(
     report = SeedReport()
     store = MemoryStore.from_settings(settings)
     store.create_schema()
-    report.api_keys[tenant_id] = store.create_tenant(tenant_id, "benchmark tenant")
+    report.api_keys[tenant_id] = store.tenants.create(tenant_id, "benchmark tenant")
     store.dispose()
     layout = layout_for(items_per_user, settings.policy.capacities)
     engine = build_engine(settings.resolved_sql_url())
@@ -303,7 +303,7 @@ def seed_tenant(
     milvus.close()
     engine.dispose()
     store = MemoryStore.from_settings(settings)
-    store.refresh_statistics()  # as an import of this size does: else the planner takes the table for empty
+    store.database.refresh_statistics()  # as a big import does: else the planner takes the table for empty
     store.dispose()
     return report
 

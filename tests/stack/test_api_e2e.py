@@ -90,7 +90,7 @@ def test_inspect_forget_and_erase(http, tenant_key):
 
 
 def test_tenants_never_see_each_other(http, tenant_key, sql_store):
-    other_key = sql_store.create_tenant(f"{tenant_of(tenant_key)}_b")
+    other_key = sql_store.tenants.create(f"{tenant_of(tenant_key)}_b")
     say(http, tenant_key, "carol", "s1", "I'm allergic to peanuts")
     response = http.post(
         "/v1/users/carol/recall", json={"query": "peanut allergy"}, headers={"X-API-Key": other_key}

@@ -64,8 +64,8 @@ def test_tenant_create_rejects_an_unsafe_id_without_a_traceback(tmp_path):
 
 
 def test_tenant_create_prints_a_key_that_the_store_accepts(tmp_path):
+    from actors.core.tenancy import KeyGrant
     from actors.store.sql.store import MemoryStore
-    from actors.store.sql.tenants import KeyGrant
     from schemas.settings import HermesSettings
 
     result = run_cli("tenant", "create", "acme", home=tmp_path)
@@ -73,7 +73,7 @@ def test_tenant_create_prints_a_key_that_the_store_accepts(tmp_path):
     key = result.stdout.strip()
     store = MemoryStore.from_settings(HermesSettings(home=tmp_path))
     try:
-        assert store.authenticate(key) == KeyGrant("acme")
+        assert store.keys.authenticate(key) == KeyGrant("acme")
     finally:
         store.dispose()
     again = run_cli("tenant", "create", "acme", home=tmp_path)

@@ -22,7 +22,7 @@ TINY = GatePolicy(capacities=Capacities(working=4, longterm=4, core=4))
 @pytest.fixture
 def tiny_tenant(sql_store):
     tenant_id = f"t_{uuid.uuid4().hex[:12]}"
-    return tenant_id, sql_store.create_tenant(tenant_id, policy=TINY)
+    return tenant_id, sql_store.tenants.create(tenant_id, policy=TINY)
 
 
 @pytest.fixture
@@ -98,11 +98,11 @@ def test_forgetting_one_item_leaves_only_its_tombstone(http, tiny_tenant, sql_st
     tenant_id, key = tiny_tenant
     words = markers(12)
     remember(http, key, "alice", words)
-    assert sql_store.find_archived(tenant_id, "alice"), "the tiny tiers should have archived something"
+    assert sql_store.memories.archived(tenant_id, "alice"), "the tiny tiers should have archived something"
     assert any(word in snapshot(http, key, "alice", "s2") for word in words)
     doomed = next(i for i in listed(http, key, "alice") if words[-1] in i["content"])
     memory_id = doomed["memory_id"]
-    vector = np.frombuffer(sql_store.get_item(tenant_id, "alice", memory_id).embedding, dtype=np.float32)
+    vector = np.frombuffer(sql_store.memories.get(tenant_id, "alice", memory_id).embedding, dtype=np.float32)
 
     forgotten = http.delete(f"/v1/users/alice/memories/{memory_id}", headers={"X-API-Key": key})
     assert forgotten.status_code == 200 and forgotten.json()["forgotten"] is True
@@ -117,7 +117,7 @@ def test_forgetting_one_item_leaves_only_its_tombstone(http, tiny_tenant, sql_st
     assert not any(memory_id == i["memory_id"] for i in listed(http, key, "alice"))
     assert not any(g in recall_text(http, key, "alice", "the chess opening I made up") for g in gone)
     assert words[-1] not in snapshot(http, key, "alice", "s2")  # the snapshot cache was dropped
-    trail = sql_store.audit_trail(tenant_id, "alice", memory_id)
+    trail = sql_store.audit.events(tenant_id, "alice", memory_id)
     assert trail and all(e.before in (None, {"redacted": True}) for e in trail)
     assert all(e.after in (None, {"redacted": True}) for e in trail)
     # the id alone may stay where it names no content: the tombstone, the redacted audit events, and the
@@ -135,7 +135,7 @@ def test_erasing_a_user_removes_them_from_every_store(http, tiny_tenant, sql_sto
     remember(http, key, "bob", bob_words)
     snapshot(http, key, "alice", "s2")
     http.post("/v1/users/alice/recall", json={"query": "boat"}, headers={"X-API-Key": key})
-    archived = sql_store.find_archived(tenant_id, "alice")
+    archived = sql_store.memories.archived(tenant_id, "alice")
     converge(stack_settings)
     assert archived and milvus.ids(tenant_id, "alice")
     bob_before = listed(http, key, "bob")
@@ -156,7 +156,7 @@ def test_erasing_a_user_removes_them_from_every_store(http, tiny_tenant, sql_sto
     assert scoped == []
     assert milvus.ids(tenant_id, "alice") == set()
     assert milvus.search(tenant_id, "alice", np.ones(E5_DIM, np.float32) / np.sqrt(E5_DIM), 50) == []
-    assert sql_store.find_archived(tenant_id, "alice") == []
+    assert sql_store.memories.archived(tenant_id, "alice") == []
     assert listed(http, key, "alice") == []
     assert not any(w in recall_text(http, key, "alice", "boat street cat band village") for w in alice_words)
     assert not any(w in snapshot(http, key, "alice", "s2") for w in alice_words)

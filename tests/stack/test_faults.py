@@ -121,7 +121,7 @@ def _committed_behind_the_hosts(app, tenant_id: str, user_id: str, count: int) -
         item = MemoryItem(tenant_id=tenant_id, user_id=user_id, content=f"outbox fact {n}", kind=Kind.FACT)
         item.embedding = (vector / np.linalg.norm(vector)).tobytes()
         items.append(item)
-    app.store.commit(GateChanges(upserted={i.memory_id: i for i in items}))
+    app.store.memories.commit(GateChanges(upserted={i.memory_id: i for i in items}))
     return [i.memory_id for i in items]
 
 
@@ -195,12 +195,12 @@ def test_write_while_sql_is_locked_gets_503_and_lands_when_resent(app):
             blocker.close()
         assert refused.status_code == 503, refused.text
         assert refused.json()["error"] == "store_unavailable" and int(refused.headers["Retry-After"]) >= 1
-        assert app.store.list_items(tenant_id, "lk") == []  # refused means not stored
+        assert app.store.memories.page(tenant_id, "lk") == []  # refused means not stored
         accepted = http.post("/v1/users/lk/turns", json=body, headers=headers)
         assert accepted.status_code == 200, accepted.text
         again = http.post("/v1/users/lk/turns", json=body, headers=headers)
         assert again.json() == accepted.json()
-    stored = app.store.list_items(tenant_id, "lk")
+    stored = app.store.memories.page(tenant_id, "lk")
     assert [i.source_dialog_ids for i in stored] == [("d1",)]
 
 
@@ -257,7 +257,7 @@ def node_crash_scenario(settings_json: str) -> dict:
     store = MemoryStore.from_settings(settings)
     store.create_schema()
     tenant_id = "nodes"
-    store.create_tenant(tenant_id)
+    store.tenants.create(tenant_id)
     users = [f"n{i}" for i in range(NODE_USERS)]
     settings = settings.model_copy(update={"host_resource": "node-crash-host-"})
 

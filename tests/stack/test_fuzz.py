@@ -28,7 +28,7 @@ def fuzz_key(sql_store):
     import uuid
 
     tenant_id = f"t_fuzz_{uuid.uuid4().hex[:8]}"
-    return sql_store.create_tenant(tenant_id)
+    return sql_store.tenants.create(tenant_id)
 
 
 # the spec the ingress serves at /openapi.json, built from the same app (no server needed to collect)

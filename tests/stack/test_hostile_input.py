@@ -250,7 +250,7 @@ def hostile(serve_app, sql_store):
     import httpx
 
     tenant_id = f"t_{uuid.uuid4().hex[:12]}"
-    key = sql_store.create_tenant(tenant_id)
+    key = sql_store.tenants.create(tenant_id)
     with httpx.Client(base_url=serve_app, timeout=120, headers={"X-API-Key": key}) as http:
         for user in (USER, "bystander"):
             for session in ("s1", "s2"):
@@ -262,7 +262,7 @@ def hostile(serve_app, sql_store):
                     ],
                 }
                 assert http.post(f"/v1/users/{user}/turns", json=body).status_code == 200
-        before = {user: sql_store.list_items(tenant_id, user, limit=500) for user in (USER, "bystander")}
+        before = {user: sql_store.memories.page(tenant_id, user, limit=500) for user in (USER, "bystander")}
         yield http, tenant_id, before
 
 
@@ -291,13 +291,13 @@ def test_hostile_request_gets_its_expected_answer(hostile, case):
 def test_hostile_input_disturbed_nothing_and_stored_nothing_dangerous(hostile, sql_store):
     http, tenant_id, before = hostile
     for user, items in before.items():
-        now = {i.memory_id: i for i in sql_store.list_items(tenant_id, user, limit=500)}
+        now = {i.memory_id: i for i in sql_store.memories.page(tenant_id, user, limit=500)}
         for item in items:
             assert now[item.memory_id].content == item.content and now[item.memory_id].state == item.state
-    assert {i.memory_id for i in sql_store.list_items(tenant_id, "bystander", limit=500)} == {
+    assert {i.memory_id for i in sql_store.memories.page(tenant_id, "bystander", limit=500)} == {
         i.memory_id for i in before["bystander"]
     }
-    stored = sql_store.list_items(tenant_id, USER, limit=500)
+    stored = sql_store.memories.page(tenant_id, USER, limit=500)
     texts = [f"{i.content} {i.value or ''}" for i in stored]
     snapshot = http.post(f"/v1/users/{USER}/sessions", json={"session_id": "fresh"}).json()["text"]
     for text in [*texts, snapshot]:

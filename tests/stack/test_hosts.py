@@ -86,10 +86,10 @@ def test_interleaved_users_keep_their_order_and_every_write_lands_once(one_host,
     asyncio.run(send_all())
     for user, dialogs in sent.items():
         created = [
-            e.source_dialog_id for e in reversed(store.audit_trail(tenant_id, user)) if e.action == "create"
+            e.source_dialog_id for e in reversed(store.audit.events(tenant_id, user)) if e.action == "create"
         ]
         assert created == dialogs  # arrival order, each exactly once
-        assert store.count_items(tenant_id, user) == len(dialogs)
+        assert store.memories.count(tenant_id, user) == len(dialogs)
 
 
 def test_an_idle_host_prepares_a_users_next_recall_after_a_write(one_host):
@@ -162,7 +162,7 @@ def test_resizing_the_pool_under_writes_keeps_each_user_in_one_host_and_fences_t
         assert len(report.acks) == len(users) * 6
         for user in users:
             dialogs = [
-                d for i in app.store.list_items(tenant_id, user, limit=500) for d in i.source_dialog_ids
+                d for i in app.store.memories.page(tenant_id, user, limit=500) for d in i.source_dialog_ids
             ]
             assert len(dialogs) == len(set(dialogs)) == 6  # nothing lost, nothing applied twice
         size = ray.get(pool.size.remote())
@@ -179,10 +179,12 @@ def test_resizing_the_pool_under_writes_keeps_each_user_in_one_host_and_fences_t
             assert host_of(tenant, user, size) in range(size)
         # the claim a host held before the resize is stale once the user moved: its commit is refused
         user = users[0]
-        old = app.store.claim_user(tenant_id, user, "host-gone")
+        old = app.store.fencing.claim(tenant_id, user, "host-gone")
         asyncio.run(_write_once(app.settings, tenant_id, user))  # the current host claims the user again
         with pytest.raises(OwnershipLost):
-            app.store.commit(GateChanges(), tenant_id=tenant_id, user_id=user, request_id="late", fence=old)
+            app.store.memories.commit(
+                GateChanges(), tenant_id=tenant_id, user_id=user, request_id="late", fence=old
+            )
 
 
 async def _write_once(settings, tenant_id: str, user: str) -> None:

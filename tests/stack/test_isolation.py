@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from actors.app.commands import GetMemory, ListMemories
-from actors.store.sql.tenants import TenantLimits
+from actors.core.tenancy import TenantLimits
 from schemas.errors import NotFound
 from tests.conftest import ADMIN_KEY
 from tests.stack.trust_stack import E5_DIM, converge, file_traces
@@ -33,7 +33,7 @@ BODIES = {
 
 def new_key(sql_store, **limits) -> tuple[str, str]:
     tenant_id = f"t_{uuid.uuid4().hex[:12]}"
-    return tenant_id, sql_store.create_tenant(tenant_id, limits=TenantLimits(**limits))
+    return tenant_id, sql_store.tenants.create(tenant_id, limits=TenantLimits(**limits))
 
 
 def headers(key):
@@ -152,7 +152,7 @@ def test_tenant_management_needs_the_admin_key(http, sql_store):
     created = http.post("/admin/tenants", json=body, headers={"X-Admin-Key": ADMIN_KEY})
     assert created.status_code == 201, created.text
     assert listed(http, created.json()["api_key"], "u1")["total"] == 0
-    assert sql_store.tenant_limits(tenant_id) == TenantLimits(max_users=10, requests_per_minute=600)
+    assert sql_store.tenants.limits(tenant_id) == TenantLimits(max_users=10, requests_per_minute=600)
     again = http.post("/admin/tenants", json=body, headers={"X-Admin-Key": ADMIN_KEY})
     assert again.status_code == 422  # exists already: no second key is minted
 

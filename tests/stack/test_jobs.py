@@ -32,7 +32,7 @@ def _jobs_run_on_the_session_cluster(ray_session):
 
 def new_tenant(sql_store, policy: GatePolicy | None = None, consent: bool = False) -> tuple[str, str]:
     tenant = f"t_{uuid.uuid4().hex[:12]}"
-    return tenant, sql_store.create_tenant(tenant, policy=policy, group_profile_consent=consent)
+    return tenant, sql_store.tenants.create(tenant, policy=policy, group_profile_consent=consent)
 
 
 def item(
@@ -81,11 +81,11 @@ def seed(store, *items: MemoryItem) -> None:
     for one in items:
         by_user.setdefault(one.user_id, {})[one.memory_id] = one
     for upserted in by_user.values():
-        store.commit(GateChanges(upserted=upserted))
+        store.memories.commit(GateChanges(upserted=upserted))
 
 
 def job_events(store, tenant, user):
-    return [e for e in store.audit_trail(tenant, user, limit=500) if e.actor == "job:consolidate"]
+    return [e for e in store.audit.events(tenant, user, limit=500) if e.actor == "job:consolidate"]
 
 
 def test_consolidation_promotes_merges_evicts_audits_and_a_second_run_changes_nothing(
@@ -150,21 +150,21 @@ def test_consolidation_promotes_merges_evicts_audits_and_a_second_run_changes_no
     }
     assert report["users"] == 5 and report["failed"] == 0 and report["via_lease"] == 5
 
-    summary = next(i for i in sql_store.load_active(tenant, "merger") if i.merged_from)
+    summary = next(i for i in sql_store.memories.load_active(tenant, "merger") if i.merged_from)
     assert (summary.state, summary.layer) == (State.CONFIRMED, Layer.LONGTERM)
     assert sorted(summary.source_dialog_ids) == sorted(d for f in foods for d in f.source_dialog_ids)
-    frozen = sql_store.get_item(tenant, "promoted", allergy.memory_id)
+    frozen = sql_store.memories.get(tenant, "promoted", allergy.memory_id)
     assert (frozen.state, frozen.layer) == (State.FROZEN, Layer.CORE)
     evicted = {
         i.memory_id
         for i in crowd
-        if sql_store.get_item(tenant, "crowded", i.memory_id).state is State.ARCHIVED
+        if sql_store.memories.get(tenant, "crowded", i.memory_id).state is State.ARCHIVED
     }
     assert evicted == {crowd[0].memory_id, crowd[1].memory_id}  # the two lowest-value facts
-    assert sql_store.get_item(tenant, "stale", stale.memory_id).state is State.ARCHIVED
+    assert sql_store.memories.get(tenant, "stale", stale.memory_id).state is State.ARCHIVED
 
     for user, seeded in (("merger", foods), ("promoted", [allergy]), ("crowded", crowd), ("stale", [stale])):
-        stored = {i.memory_id: sql_store.get_item(tenant, user, i.memory_id) for i in seeded}
+        stored = {i.memory_id: sql_store.memories.get(tenant, user, i.memory_id) for i in seeded}
         changed = {
             i.memory_id
             for i in seeded
@@ -175,13 +175,13 @@ def test_consolidation_promotes_merges_evicts_audits_and_a_second_run_changes_no
     assert job_events(sql_store, tenant, "settled") == []
 
     trail = {
-        u: len(sql_store.audit_trail(tenant, u, limit=500))
+        u: len(sql_store.audit.events(tenant, u, limit=500))
         for u in ("merger", "promoted", "crowded", "stale")
     }
     again = consolidate.run(stack_settings, [tenant])
     assert again["users_changed"] == 0
     assert not any(again[k] for k in counts) and again["rescored"] == 0
-    assert {u: len(sql_store.audit_trail(tenant, u, limit=500)) for u in trail} == trail
+    assert {u: len(sql_store.audit.events(tenant, u, limit=500)) for u in trail} == trail
     # the three users with profile slots are compared against the first run's snapshot: nothing drifted
     assert again["profile_drift"] == 0.0 and again["users_compared"] == 3
     assert again["eviction_hit_rate"] == 1.0 and again["evictions_in_window"] == 3
@@ -200,7 +200,7 @@ def _say(client, key, user, session, text, dialog):
 
 
 def _dialogs(store, tenant, user):
-    return {d for i in store.list_items(tenant, user, limit=1000) for d in i.source_dialog_ids}
+    return {d for i in store.memories.page(tenant, user, limit=1000) for d in i.source_dialog_ids}
 
 
 def test_live_writes_racing_a_consolidation_are_never_lost(serve_app, stack_settings, sql_store):
@@ -265,16 +265,16 @@ def test_a_job_that_took_a_resident_user_over_is_never_overwritten_by_the_host(s
             layer=Layer.WORKING,
             state=State.PENDING,
         )
-        fence = sql_store.claim_user(tenant, "newcomer", "job:test")
-        sql_store.commit(GateChanges(upserted={by_job.memory_id: by_job}), fence=fence)
+        fence = sql_store.fencing.claim(tenant, "newcomer", "job:test")
+        sql_store.memories.commit(GateChanges(upserted={by_job.memory_id: by_job}), fence=fence)
         outcome = _say(client, key, "newcomer", "s2", "I like hiking", "live-2")["outcomes"][0]
         # the same statement restates the job's item: no duplicate, whether the host noticed the newer
         # claim at its periodic check or only when its commit was refused
         assert (outcome["memory_id"], outcome["action"]) == (by_job.memory_id, "confirmed")
         time.sleep(FENCE_CHECK_SECONDS)
-        stale = sql_store.claim_user(tenant, "newcomer", "job:test")  # taken over again...
+        stale = sql_store.fencing.claim(tenant, "newcomer", "job:test")  # taken over again...
         with pytest.raises(OwnershipLost):  # ...so the job's first claim can no longer commit
-            sql_store.commit(GateChanges(upserted={by_job.memory_id: by_job}), fence=fence)
+            sql_store.memories.commit(GateChanges(upserted={by_job.memory_id: by_job}), fence=fence)
         assert stale.epoch > fence.epoch
     assert {"live-1", "live-2"} <= _dialogs(sql_store, tenant, "newcomer")
 
@@ -293,7 +293,7 @@ def test_reindex_after_vectors_were_deleted_by_hand_rebuilds_the_index(http, sta
     tenant, key = new_tenant(sql_store)
     _say(http, key, "vera", "s1", "I love jazz", "d1")
     _say(http, key, "vera", "s2", "I'm allergic to peanuts", "d2")
-    jazz = next(i for i in sql_store.load_active(tenant, "vera") if i.slot == "preference.music")
+    jazz = next(i for i in sql_store.memories.load_active(tenant, "vera") if i.slot == "preference.music")
     query = "saxophone improvisation records"
     assert "semantic" in next(
         h["routes"] for h in _recall(http, key, "vera", query) if h["memory"]["memory_id"] == jazz.memory_id
@@ -360,11 +360,13 @@ def test_restore_brings_back_an_archived_item_that_recall_then_finds(http, stack
 
     report = restore.run(stack_settings, [tenant])
     assert (report["restored"], report["failed"]) == (1, 0)
-    back = sql_store.get_item(tenant, "rosa", miles.memory_id)
+    back = sql_store.memories.get(tenant, "rosa", miles.memory_id)
     assert (back.layer, back.state) == (Layer.LONGTERM, State.CONFIRMED)
-    assert [e.actor for e in sql_store.audit_trail(tenant, "rosa", miles.memory_id)][:1] == ["job:restore"]
-    assert sql_store.get_item(tenant, "rosa", ancient.memory_id).state is State.ARCHIVED  # beyond retention
-    assert sql_store.get_item(tenant, "rosa", unrelated.memory_id).state is State.ARCHIVED  # not relevant
+    assert [e.actor for e in sql_store.audit.events(tenant, "rosa", miles.memory_id)][:1] == ["job:restore"]
+    assert (
+        sql_store.memories.get(tenant, "rosa", ancient.memory_id).state is State.ARCHIVED
+    )  # beyond retention
+    assert sql_store.memories.get(tenant, "rosa", unrelated.memory_id).state is State.ARCHIVED  # not relevant
     hits = _recall(http, key, "rosa", query, include_archive=False)
     assert miles.memory_id in {h["memory"]["memory_id"] for h in hits}
 
@@ -438,7 +440,7 @@ def test_ray_data_reads_the_users_from_postgresql_with_bound_parameters(make_sta
     import psycopg
 
     from actors.store.sql.store import MemoryStore
-    from jobs.common import read_sql, users_with_items
+    from jobs.common import read_sql
 
     database = f"hermes_jobs_{uuid.uuid4().hex[:8]}"
     admin_url = postgres_url.replace("postgresql+psycopg://", "postgresql://")
@@ -449,16 +451,20 @@ def test_ray_data_reads_the_users_from_postgresql_with_bound_parameters(make_sta
         store = MemoryStore.from_settings(settings)
         store.create_schema()
         for tenant in ("acme", "other"):
-            store.create_tenant(tenant)
+            store.tenants.create(tenant)
             seed(
                 store,
                 item(tenant, "ann", "I like tea", slot="preference.drink", value="tea"),
                 item(tenant, "bob", "old news", layer=Layer.ARCHIVE, state=State.ARCHIVED),
             )
+        every_read, archived_read = (
+            store.jobs.users_read(["acme"]),
+            store.jobs.users_read(["acme"], "archived"),
+        )
         store.dispose()
-        every = read_sql(settings, users_with_items(["acme"])).take_all()
+        every = read_sql(every_read).take_all()
         assert sorted((r["user_id"], r["items"]) for r in every) == [("ann", 1), ("bob", 0)]
-        archived = read_sql(settings, users_with_items(["acme"], holding="archived")).take_all()
+        archived = read_sql(archived_read).take_all()
         assert [r["user_id"] for r in archived] == ["bob"]
     finally:
         with psycopg.connect(admin_url, autocommit=True) as conn:

@@ -151,7 +151,7 @@ def test_streamable_http_door(serve_app, tenant_key, http, sql_store):
     )
     assert bad_id == http_error(http, tenant_key, "DELETE", "/v1/users/ann/memories/m_zz")
 
-    stranger = sql_store.create_tenant("t_mcp_stranger", "another tenant")
+    stranger = sql_store.tenants.create("t_mcp_stranger", "another tenant")
     hits = run(over_http(serve_app, stranger), lambda c: call(c, "recall", query="peanuts", user_id="ann"))
     assert hits["hits"] == []  # the same user id in another tenant is another user
 

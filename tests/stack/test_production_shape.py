@@ -54,7 +54,7 @@ def embedder() -> E5Embedder:
 
 
 def user(store: MemoryStore, embedder: E5Embedder, tenant: str, name: str) -> UserMemoryService:
-    policy = store.tenant_policy(tenant)
+    policy = store.tenants.policy(tenant)
     return UserMemoryService(tenant, name, store=store, embedder=embedder, policy=policy)
 
 
@@ -70,13 +70,13 @@ def say(service: UserMemoryService, *texts: str) -> None:
 
 
 def sql_ids(store: MemoryStore, tenant: str, name: str) -> set[str]:
-    return {item.memory_id for item in store.load_active(tenant, name)}
+    return {item.memory_id for item in store.memories.load_active(tenant, name)}
 
 
 def test_postgres_and_milvus_server_hold_one_memory(store, index, embedder) -> None:
     acme, globex = (f"t_{uuid.uuid4().hex[:10]}" for _ in range(2))
-    store.create_tenant(acme, "Acme")
-    store.create_tenant(globex, "Globex")
+    store.tenants.create(acme, "Acme")
+    store.tenants.create(globex, "Globex")
     alice, bob = user(store, embedder, acme, "alice"), user(store, embedder, acme, "bob")
     other_alice = user(store, embedder, globex, "alice")
     say(alice, "I'm allergic to peanuts", "I live in Lisbon", "My sister is called Marta")
@@ -91,7 +91,7 @@ def test_postgres_and_milvus_server_hold_one_memory(store, index, embedder) -> N
     assert {hit.memory.memory_id for hit in hits} <= sql_ids(store, acme, "alice")
     assert any("peanut" in hit.memory.content and "semantic" in hit.routes for hit in hits)
 
-    peanuts = next(item for item in store.load_active(acme, "alice") if "peanut" in item.content)
+    peanuts = next(item for item in store.memories.load_active(acme, "alice") if "peanut" in item.content)
     alice.forget(peanuts.memory_id, api.ForgetRequest())
     synced(store, index)
     assert peanuts.memory_id not in index.ids(acme, "alice")
@@ -131,7 +131,7 @@ def test_an_archive_beyond_the_hosts_budget_is_recalled_through_the_milvus_serve
     store, index, embedder
 ) -> None:
     tenant = f"t_{uuid.uuid4().hex[:10]}"
-    store.create_tenant(tenant, "Acme")
+    store.tenants.create(tenant, "Acme")
     now = datetime.now(UTC)
     items = []
     for n, (content, vector) in enumerate(zip(ARCHIVE, embedder.embed_passages(ARCHIVE), strict=True)):
@@ -151,7 +151,9 @@ def test_an_archive_beyond_the_hosts_budget_is_recalled_through_the_milvus_serve
                 archived_at=at,
             )
         )
-    store.commit(GateChanges(upserted={i.memory_id: i for i in items}), tenant_id=tenant, user_id="dana")
+    store.memories.commit(
+        GateChanges(upserted={i.memory_id: i for i in items}), tenant_id=tenant, user_id="dana"
+    )
     synced(store, index)  # this process wrote them: a "Session" search sees them without waiting a tick
 
     policy = GatePolicy(archive_memory_items=2)

@@ -63,7 +63,7 @@ def wiring(serve_port, tmp_path_factory):
     )
     store = MemoryStore.from_settings(settings)
     store.create_schema()
-    keys = {tenant: store.create_tenant(tenant) for tenant in ("acme", "globex")}
+    keys = {tenant: store.tenants.create(tenant) for tenant in ("acme", "globex")}
     handle = serve.run(build_app(settings), name=APP_NAME, route_prefix=PREFIX)
     with httpx.Client(base_url=f"http://127.0.0.1:{serve_port}{PREFIX}", timeout=60) as http:
         yield http, handle, keys, settings

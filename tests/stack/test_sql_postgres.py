@@ -89,10 +89,10 @@ def test_concurrent_read_modify_commit_loses_no_update(store, store_url):
         try:
             for _ in range(INCREMENTS_PER_THREAD):
                 while True:
-                    current = own_store.get_item(suite.A, suite.ALICE, counter.memory_id)
+                    current = own_store.memories.get(suite.A, suite.ALICE, counter.memory_id)
                     current.access_count += 1
                     try:
-                        own_store.commit(suite.changes(current))
+                        own_store.memories.commit(suite.changes(current))
                         break
                     except ConcurrentUpdate:
                         conflicts[n] += 1
@@ -100,7 +100,7 @@ def test_concurrent_read_modify_commit_loses_no_update(store, store_url):
             own_store.dispose()
 
     assert _run_threads(THREADS, increment) == []
-    final = store.get_item(suite.A, suite.ALICE, counter.memory_id)
+    final = store.memories.get(suite.A, suite.ALICE, counter.memory_id)
     assert final.access_count == THREADS * INCREMENTS_PER_THREAD
     assert final.version == 1 + THREADS * INCREMENTS_PER_THREAD
     assert sum(conflicts) > 0  # the threads really did race
@@ -110,8 +110,8 @@ def test_concurrent_create_schema_calls_all_succeed(store_url):
     stores = [MemoryStore(store_url) for _ in range(4)]
     try:
         assert _run_threads(len(stores), lambda n: stores[n].create_schema()) == []
-        stores[0].create_tenant(suite.A)
-        assert stores[-1].tenant_ids() == [suite.A]
+        stores[0].tenants.create(suite.A)
+        assert stores[-1].tenants.ids() == [suite.A]
     finally:
         for each in stores:
             each.dispose()
@@ -124,5 +124,5 @@ def test_unreachable_postgres_raises_store_unavailable(postgres_url):
     with pytest.raises(StoreUnavailable):
         unreachable.create_schema()
     with pytest.raises(StoreUnavailable):
-        unreachable.authenticate("hm_acme_0123")
+        unreachable.keys.authenticate("hm_acme_0123")
     unreachable.dispose()

@@ -109,7 +109,7 @@ CRAFTED_IDS = ['a" or tenant_id != "x', "alice' OR '1'='1", "../alice", "alice\n
 def test_other_tenant_cannot_read_recall_or_erase(http, sql_store, tenant_key):
     say(http, tenant_key, "alice", "s1", "I'm allergic to shellfish", "I work as a pilot")
     mine = items(http, tenant_key, "alice")
-    other = sql_store.create_tenant(f"t_{uuid.uuid4().hex[:12]}")
+    other = sql_store.tenants.create(f"t_{uuid.uuid4().hex[:12]}")
     theirs = {"X-API-Key": other}
     assert items(http, other, "alice") == []
     hits = http.post("/v1/users/alice/recall", json={"query": "shellfish allergy"}, headers=theirs).json()[
@@ -156,7 +156,7 @@ def postgres_app(serve_app, make_stack_settings, postgres_url, milvus_standalone
     )
     store = MemoryStore.from_settings(settings)
     store.create_schema()
-    key = store.create_tenant("pgtenant")
+    key = store.tenants.create("pgtenant")
     serve.run(build_app(settings), name="hermes-pg", route_prefix="/pg")
     yield f"{serve_app}/pg", key, store, settings
     serve.delete("hermes-pg")
@@ -188,7 +188,7 @@ def test_fifty_concurrent_writes_against_postgres(postgres_app):
     assert [r.status_code for r in responses] == [200] * 50, [
         r.text for r in responses if r.status_code != 200
     ][:2]
-    stored = store.list_items("pgtenant", "pguser", limit=500)
+    stored = store.memories.page("pgtenant", "pguser", limit=500)
     assert sorted(d for i in stored for d in i.source_dialog_ids) == sorted(f"d{n}" for n in range(50))
     assert all(i.embedding is not None for i in stored)
     converge(settings)  # the hosts' outbox, applied to the Milvus server

@@ -54,7 +54,7 @@ def test_users_are_listed_and_searched_within_the_tenant_only(http, sql_store):
 
 def test_user_summary_counts_tiers_against_the_tenants_capacities(http, sql_store):
     tenant_id = f"t_{uuid.uuid4().hex[:12]}"
-    key = sql_store.create_tenant(tenant_id, policy=SMALL)
+    key = sql_store.tenants.create(tenant_id, policy=SMALL)
     for session in ("s1", "s2"):
         say(http, key, "mei", session, "I'm allergic to peanuts", "I love hiking on weekends")
     summary = http.get("/v1/users/mei/summary", headers=headers(key)).json()
@@ -80,7 +80,7 @@ def test_user_summary_counts_tiers_against_the_tenants_capacities(http, sql_stor
 
 def test_policy_is_the_tenants_own(http, sql_store):
     tenant_id = f"t_{uuid.uuid4().hex[:12]}"
-    key = sql_store.create_tenant(tenant_id, policy=SMALL)
+    key = sql_store.tenants.create(tenant_id, policy=SMALL)
     body = http.get("/v1/policy", headers=headers(key)).json()
     assert body["tenant_id"] == tenant_id
     assert body["policy"]["capacities"]["working"] == 7

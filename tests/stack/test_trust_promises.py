@@ -154,7 +154,7 @@ def unfreeze(http, key, user, memory_id):
 @pytest.mark.parametrize("lang", [EN, ZH])
 def test_a_bare_unfreeze_ends_frozen_again(http, sql_store, lang):
     home, other = ("I live in Berlin.", "I live in Paris.") if lang == EN else ("我住在成都", "我住在杭州")
-    closed = sql_store.create_tenant(
+    closed = sql_store.tenants.create(
         f"t_{uuid.uuid4().hex[:16]}", "window closes at once", policy=GatePolicy(unfreeze_window_seconds=0)
     )
     user = f"unfreeze-{lang}"
@@ -168,7 +168,7 @@ def test_a_bare_unfreeze_ends_frozen_again(http, sql_store, lang):
     after = next(i for i in items(http, closed, user) if i["memory_id"] == fact["memory_id"])
     assert (after["state"], after["content"]) == ("frozen", fact["content"])
 
-    open_window = sql_store.create_tenant(f"t_{uuid.uuid4().hex[:16]}", "default window")
+    open_window = sql_store.tenants.create(f"t_{uuid.uuid4().hex[:16]}", "default window")
     say(http, open_window, user, "s1", home)
     say(http, open_window, user, "s2", home)
     (fact,) = items(http, open_window, user, state="frozen")

@@ -268,7 +268,7 @@ DECLARED = {
 @pytest.mark.parametrize("lang", [ZH, EN])
 def test_declared_facts_climb_to_core_and_a_full_core_alerts(http, sql_store, lang):
     policy = GatePolicy(capacities=Capacities(core=3))
-    key = sql_store.create_tenant(f"t_{uuid.uuid4().hex[:16]}", "small core", policy=policy)
+    key = sql_store.tenants.create(f"t_{uuid.uuid4().hex[:16]}", "small core", policy=policy)
     user, declared = f"declare-{lang}", DECLARED[lang]
     say(http, key, user, "s1", *declared)
     assert {i["state"] for i in active(http, key, user)} == {"pending"}

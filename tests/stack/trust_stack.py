@@ -101,10 +101,10 @@ def user_host(settings: HermesSettings, tenant_id: str, user_id: str) -> ray.act
 
 def new_tenant(store: MemoryStore, **limits) -> tuple[str, str]:
     """(tenant id, API key) of a fresh tenant."""
-    from actors.store.sql.tenants import TenantLimits
+    from actors.core.tenancy import TenantLimits
 
     tenant_id = f"t_{uuid.uuid4().hex[:12]}"
-    return tenant_id, store.create_tenant(tenant_id, limits=TenantLimits(**limits))
+    return tenant_id, store.tenants.create(tenant_id, limits=TenantLimits(**limits))
 
 
 # ------------------------------------------------------------------------------------- killing processes
@@ -213,7 +213,7 @@ def missing_acknowledged(
     for ack in acks:
         by_user.setdefault(ack.user_id, []).append(ack)
     for user_id, user_acks in by_user.items():
-        rows = {i.memory_id: i for i in store.list_items(tenant_id, user_id, limit=100_000)}
+        rows = {i.memory_id: i for i in store.memories.page(tenant_id, user_id, limit=100_000)}
         indexed = index.ids(tenant_id, user_id)
         for ack in user_acks:
             if not ack.memory_ids:
@@ -238,7 +238,7 @@ def missing_acknowledged(
 def duplicated_dialogs(store: MemoryStore, tenant_id: str, user_id: str) -> list[str]:
     """Dialog ids carried by more than one stored item: a write applied twice."""
     seen: dict[str, int] = {}
-    for item in store.list_items(tenant_id, user_id, limit=100_000):
+    for item in store.memories.page(tenant_id, user_id, limit=100_000):
         for dialog_id in item.source_dialog_ids:
             seen[dialog_id] = seen.get(dialog_id, 0) + 1
     return sorted(d for d, count in seen.items() if count > 1)

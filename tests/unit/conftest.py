@@ -9,6 +9,6 @@ from actors.store.sql.store import MemoryStore
 def store(tmp_path):
     store = MemoryStore(f"sqlite:///{tmp_path / 'h.db'}")
     store.create_schema()
-    store.create_tenant("acme")
+    store.tenants.create("acme")
     yield store
     store.dispose()

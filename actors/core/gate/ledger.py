@@ -61,7 +61,7 @@ class Ledger:
 
     def forget_inactive(self) -> None:
         """Let go of the items that left active memory (archived, superseded, expired): what a user's memory
-        is loaded with holds none of them (``MemoryStore.load_active``), and a long residency kept
+        is loaded with holds none of them (``Memories.load_active``), and a long residency kept
         thousands, which every scan of the items walked."""
         for memory_id in [m for m, item in self.items.items() if not item.is_active]:
             del self.items[memory_id]

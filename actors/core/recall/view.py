@@ -331,7 +331,7 @@ class ArchiveView:
         self, *, content_hash: str | None = None, slot: str | None = None, limit: int
     ) -> list[str]:
         """The held archived items with this content hash and/or slot, most recently archived first (as
-        ``MemoryStore.find_archived`` orders them): all there are while ``complete``."""
+        ``Memories.archived`` orders them): all there are while ``complete``."""
         found = [
             item
             for item in self.items.values()

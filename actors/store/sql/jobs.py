@@ -1,7 +1,7 @@
-"""The batch jobs' bookkeeping beside the memories (``MemoryStore.jobs``, opening sessions through the
-store's session factories): user leases, profile-snapshot digests, cohort features, job-run records, and
-the archive history read for the eviction hit rate. None of it is a user's memory: the jobs write these
-tables directly.
+"""The batch jobs' bookkeeping beside the memories (``MemoryStore.jobs``): user leases, profile-snapshot
+digests, cohort features, job-run records, the archive history read for the eviction hit rate, and the
+reads the jobs hand to Ray Data (``SqlRead``: the users holding items, the rows the vector index holds)
+with the unsealing of what they read. None of it is a user's memory: the jobs write these tables directly.
 
 A *lease* keeps two jobs off one user (docs/jobs.md): the job holding it then claims the user (the fencing
 epoch that also keeps a live host's writes apart, docs/architecture.md "Fencing"), commits under that claim
@@ -11,23 +11,27 @@ and releases the lease. A lease expires on its own (a crashed job).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import Enum
 from typing import Any
 
-from sqlalchemy import Select, and_, delete, or_, select
+from sqlalchemy import Select, and_, case, create_engine, delete, exists, func, make_url, or_, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.pool import NullPool
 
+from actors.adapters.crypto import item_context, unseal
 from actors.core.memory import MemoryItem, utcnow
 from actors.core.records import CohortFeature
+from actors.store.sql.database import Database
 from actors.store.sql.tables import (
     AuditEventRow,
     CohortFeatureRow,
     JobRunRow,
     MemoryItemRow,
     ProfileSnapshotRow,
+    UserConsentRow,
     UserLeaseRow,
 )
 from schemas.enums import ACTIVE_STATES, Layer
@@ -40,19 +44,35 @@ INDEXED = or_(
     MemoryItemRow.layer == Layer.ARCHIVE,
 )
 
+#: the columns of the rows the reindex job reads (``JobRecords.indexed_read``)
+INDEX_COLUMNS = ("memory_id", "user_id", "layer", "state", "version", "content", "embedding")
 
-SessionFactory = Callable[[str], AbstractContextManager[Session]]
-ItemQuery = Callable[[str, Select[Any]], list[MemoryItem]]
+
+@dataclass(frozen=True, slots=True)
+class SqlRead:
+    """A query for ``ray.data.read_sql``: its text, its parameters in the driver's own style, and the
+    database's URL for ``connect``."""
+
+    sql: str
+    params: Any
+    url: str
+
+    def connect(self) -> Any:
+        """A DB-API connection (closing it really closes it: no pool)."""
+        return create_engine(self.url, poolclass=NullPool).raw_connection()
+
+
+def indexed_content(row: Mapping[str, Any]) -> str:
+    """The plaintext content of a row read by ``JobRecords.indexed_read`` (or of an item's record)."""
+    content: str = row["content"]
+    return unseal(content, item_context(row["memory_id"], "content"))
 
 
 class JobRecords:
-    """Held by ``MemoryStore`` as ``store.jobs``. ``reading`` / ``writing`` open a session (one transaction,
-    errors translated) for an operation name; ``items`` runs a query of item rows and returns the items."""
+    """Held by ``MemoryStore`` as ``store.jobs``."""
 
-    def __init__(self, reading: SessionFactory, writing: SessionFactory, items: ItemQuery):
-        self._reading = reading
-        self._writing = writing
-        self._items = items
+    def __init__(self, database: Database):
+        self._database = database
 
     # ------------------------------------------------------------------------------------- leases
 
@@ -60,7 +80,7 @@ class JobRecords:
         """Claim the user for ``seconds``; False while someone else holds an unexpired lease."""
         now = utcnow()
         try:
-            with self._writing("acquire_lease") as session:
+            with self._database.writing("acquire_lease") as session:
                 row = session.get(UserLeaseRow, (tenant_id, user_id))
                 if row is None:
                     row = UserLeaseRow(tenant_id=tenant_id, user_id=user_id)
@@ -74,7 +94,7 @@ class JobRecords:
         return True
 
     def release_lease(self, tenant_id: str, user_id: str, holder: str) -> None:
-        with self._writing("release_lease") as session:
+        with self._database.writing("release_lease") as session:
             session.execute(
                 delete(UserLeaseRow).where(
                     UserLeaseRow.tenant_id == tenant_id,
@@ -92,7 +112,7 @@ class JobRecords:
         query = select(ProfileSnapshotRow.user_id, ProfileSnapshotRow.digests).where(
             ProfileSnapshotRow.tenant_id == tenant_id, ProfileSnapshotRow.user_id.in_(wanted)
         )
-        with self._reading("profile_digests") as session:
+        with self._database.reading("profile_digests") as session:
             return {user_id: dict(digests) for user_id, digests in session.execute(query)}
 
     def save_profile_digests(self, tenant_id: str, digests: dict[str, dict[str, str]], run_id: str) -> int:
@@ -100,7 +120,7 @@ class JobRecords:
         if not digests:
             return 0
         written = 0
-        with self._writing("save_profile_digests") as session:
+        with self._database.writing("save_profile_digests") as session:
             stored = {
                 row.user_id: row
                 for row in session.scalars(
@@ -130,7 +150,7 @@ class JobRecords:
             .where(CohortFeatureRow.tenant_id == tenant_id)
             .order_by(CohortFeatureRow.share.desc(), CohortFeatureRow.slot, CohortFeatureRow.value)
         )
-        with self._reading("cohort_features") as session:
+        with self._database.reading("cohort_features") as session:
             return [
                 CohortFeature(r.slot, r.polarity, r.value, r.users, r.cohort_size, r.share)
                 for r in session.scalars(query)
@@ -139,7 +159,7 @@ class JobRecords:
     def replace_cohort_features(self, tenant_id: str, features: Iterable[CohortFeature]) -> None:
         """The tenant's features become exactly these, in one transaction (readers never see half a set)."""
         now = utcnow()
-        with self._writing("replace_cohort_features") as session:
+        with self._database.writing("replace_cohort_features") as session:
             session.execute(delete(CohortFeatureRow).where(CohortFeatureRow.tenant_id == tenant_id))
             session.add_all(
                 CohortFeatureRow(
@@ -159,7 +179,7 @@ class JobRecords:
 
     def start_run(self, job: str, params: dict[str, Any]) -> str:
         run_id = f"{job}-{utcnow():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
-        with self._writing("start_run") as session:
+        with self._database.writing("start_run") as session:
             session.add(
                 JobRunRow(
                     run_id=run_id, job=job, status="running", params=params, report={}, started_at=utcnow()
@@ -168,7 +188,7 @@ class JobRecords:
         return run_id
 
     def finish_run(self, run_id: str, status: str, report: dict[str, Any]) -> None:
-        with self._writing("finish_run") as session:
+        with self._database.writing("finish_run") as session:
             row = session.get(JobRunRow, run_id)
             if row is not None:
                 row.status, row.report, row.finished_at = status, report, utcnow()
@@ -178,7 +198,7 @@ class JobRecords:
         query = select(JobRunRow).order_by(JobRunRow.started_at.desc()).limit(limit)
         if job is not None:
             query = query.where(JobRunRow.job == job)
-        with self._reading("runs") as session:
+        with self._database.reading("runs") as session:
             return [
                 {
                     "run_id": r.run_id,
@@ -208,7 +228,7 @@ class JobRecords:
             )
             .order_by(AuditEventRow.at, AuditEventRow.id)
         )
-        with self._reading("archive_moves") as session:
+        with self._database.reading("archive_moves") as session:
             rows = session.execute(query)
             return [(memory_id, action, at) for memory_id, action, at in rows if memory_id is not None]
 
@@ -219,7 +239,7 @@ class JobRecords:
         query = select(MemoryItemRow.memory_id, MemoryItemRow.version).where(
             MemoryItemRow.tenant_id == tenant_id, INDEXED
         )
-        with self._reading("indexed_versions") as session:
+        with self._database.reading("indexed_versions") as session:
             return dict(session.execute(query).tuples().all())
 
     def items_by_id(self, tenant_id: str, memory_ids: Iterable[str]) -> list[MemoryItem]:
@@ -230,4 +250,45 @@ class JobRecords:
         query = select(MemoryItemRow.__table__).where(
             MemoryItemRow.tenant_id == tenant_id, MemoryItemRow.memory_id.in_(wanted)
         )
-        return self._items("items_by_id", query)
+        return self._database.items("items_by_id", query)
+
+    # ------------------------------------------------------------------------ reads for Ray Data
+
+    def users_read(self, tenants: list[str], holding: str = "any", consenting_only: bool = False) -> SqlRead:
+        """(tenant_id, user_id, items) of the tenants' users that hold any stored item, or only those with
+        ``"archived"`` items; ``items`` counts each user's active items. ``consenting_only``: less the users
+        who withdrew their own consent to group profiles (``user_consents``)."""
+        row = MemoryItemRow
+        active = row.state.in_(sorted(ACTIVE_STATES)) & (row.layer != Layer.ARCHIVE)
+        query = select(row.tenant_id, row.user_id, func.sum(case((active, 1), else_=0)).label("items"))
+        query = query.where(row.tenant_id.in_(tenants))
+        if holding == "archived":
+            query = query.where(row.layer == Layer.ARCHIVE)
+        if consenting_only:
+            withdrawn = select(UserConsentRow.user_id).where(
+                UserConsentRow.tenant_id == row.tenant_id,
+                UserConsentRow.user_id == row.user_id,
+                UserConsentRow.group_profiles.is_(False),
+            )
+            query = query.where(~exists(withdrawn))
+        return self._read(query.group_by(row.tenant_id, row.user_id).order_by(row.tenant_id, row.user_id))
+
+    def indexed_read(self, tenant_id: str) -> SqlRead:
+        """The ``INDEX_COLUMNS`` of the tenant's items that belong in the vector index, by id (the content
+        sealed: ``indexed_content`` opens it)."""
+        row = MemoryItemRow
+        query = select(*(getattr(row, name) for name in INDEX_COLUMNS)).where(
+            row.tenant_id == tenant_id, INDEXED
+        )
+        return self._read(query.order_by(row.memory_id))
+
+    def _read(self, statement: Select[*tuple[Any, ...]]) -> SqlRead:
+        """The statement compiled for the database's driver, its bound parameters in the driver's style."""
+        dialect = make_url(self._database.url).get_dialect()()
+        compiled = statement.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
+        values = {name: v.value if isinstance(v, Enum) else v for name, v in compiled.params.items()}
+        params: Any = values
+        if dialect.positional:
+            assert compiled.positiontup is not None  # every positional dialect sets it
+            params = tuple(values[name] for name in compiled.positiontup)
+        return SqlRead(str(compiled), params, self._database.url)

@@ -1,20 +1,23 @@
-"""What the host runtime keeps in SQL beside the memories: who owns a user (the fencing epoch) and the
-vector-index outbox. Plain functions over the caller's session, so the fence check and the outbox rows join
-the transaction of the change they guard (docs/architecture.md, "Fencing" and "Outbox").
+"""What the host runtime keeps in SQL beside the memories: who owns a user (the fencing epoch, ``Fencing``)
+and the vector-index outbox (``Outbox``). The fence check and the staging of outbox rows are plain functions
+over the caller's session, so they join the transaction of the change they guard (docs/architecture.md,
+"Fencing" and "Outbox").
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 from sqlalchemy import Table, bindparam, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from actors.core.memory import utcnow
-from actors.store.sql.tables import IndexOutboxRow, UserOwnerRow
+from actors.store.sql.database import Database
+from actors.store.sql.jobs import INDEXED
+from actors.store.sql.tables import IndexOutboxRow, MemoryItemRow, UserOwnerRow
 from schemas.errors import OwnershipLost
 
 OutboxOp = Literal["upsert", "delete", "delete_user"]
@@ -117,3 +120,43 @@ def done(session: Session, seqs: list[int]) -> None:
             delete(IndexOutboxRow).where(IndexOutboxRow.seq.in_(seqs)),
             execution_options={"synchronize_session": False},
         )
+
+
+class Fencing:
+    """Who owns a user: a host or a job claims the user (a new epoch) and commits under that fence."""
+
+    def __init__(self, database: Database):
+        self._database = database
+
+    def claim(self, tenant_id: str, user_id: str, owner: str) -> Fence:
+        with self._database.writing("claim_user") as session:
+            return claim(session, tenant_id, user_id, owner)
+
+    def epoch(self, tenant_id: str, user_id: str) -> int:
+        with self._database.reading("user_epoch") as session:
+            return current_epoch(session, tenant_id, user_id)
+
+
+class Outbox:
+    """The vector-index outbox: the changes a commit staged, read and marked done by the runtime's drainer
+    (``actors.runtime.outbox``), and the index rows of the items they name."""
+
+    def __init__(self, database: Database):
+        self._database = database
+
+    def pending(self, limit: int, after: int = 0) -> list[OutboxEntry]:
+        with self._database.reading("outbox_pending") as session:
+            return pending(session, limit, after)
+
+    def done(self, seqs: list[int]) -> None:
+        with self._database.writing("outbox_done") as session:
+            done(session, seqs)
+
+    def indexable(self, tenant_id: str, memory_ids: Iterable[str]) -> list[dict[str, Any]]:
+        """The index rows (id, user, layer, state, embedding) of those items that belong in the index."""
+        row = MemoryItemRow
+        query = select(row.memory_id, row.user_id, row.layer, row.state, row.embedding).where(
+            row.tenant_id == tenant_id, row.memory_id.in_(list(memory_ids)), INDEXED
+        )
+        with self._database.reading("indexable") as session:
+            return [dict(found) for found in session.execute(query).mappings()]

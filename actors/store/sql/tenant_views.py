@@ -1,8 +1,8 @@
 """Tenant-wide queries for operators (the web console, through ``actors.app.tenant_view``): which users a
 tenant has and how full each user's memory is, and the items the operator's search found.
 
-``TenantViewStore`` is the SQL store plus these read-only queries; like every store query they are scoped by
-the caller's tenant and use bound parameters only (a search string is matched with ``LIKE`` under escaping,
+``TenantViews`` (``MemoryStore.views``) holds these read-only queries; like every store query they are scoped
+by the caller's tenant and use bound parameters only (a search string is matched with ``LIKE`` under escaping,
 so ``%`` and ``_`` in it match themselves).
 """
 
@@ -16,8 +16,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from actors.core.memory import MemoryItem
+from actors.store.sql.database import Database
 from actors.store.sql.mapping import item_from_record
-from actors.store.sql.store import MemoryStore
 from actors.store.sql.tables import AlertRow, MemoryItemRow
 from schemas.enums import ACTIVE_STATES, AlertStatus, Layer, State
 
@@ -34,7 +34,10 @@ class UserCounts:
     last_write_at: datetime | None = None
 
 
-class TenantViewStore(MemoryStore):
+class TenantViews:
+    def __init__(self, database: Database):
+        self._database = database
+
     def user_counts(
         self, tenant_id: str, *, query: str = "", limit: int = 50
     ) -> tuple[list[UserCounts], bool]:
@@ -44,7 +47,7 @@ class TenantViewStore(MemoryStore):
         if query:
             users = users.where(func.lower(MemoryItemRow.user_id).contains(query.lower(), autoescape=True))
         users = users.distinct().order_by(MemoryItemRow.user_id).limit(limit + 1)
-        with self._reading("user_counts") as session:
+        with self._database.reading("user_counts") as session:
             found = list(session.scalars(users))
             page = found[:limit]
             counts = self._counts(session, tenant_id, page)
@@ -52,7 +55,7 @@ class TenantViewStore(MemoryStore):
 
     def counts_of(self, tenant_id: str, user_id: str) -> UserCounts:
         """One user's counts (all zero for a user without items: reading never creates a user)."""
-        with self._reading("counts_of") as session:
+        with self._database.reading("counts_of") as session:
             return self._counts(session, tenant_id, [user_id])[user_id]
 
     @staticmethod
@@ -102,5 +105,5 @@ class TenantViewStore(MemoryStore):
         query = select(MemoryItemRow.__table__).where(
             MemoryItemRow.tenant_id == tenant_id, MemoryItemRow.memory_id.in_(list(memory_ids))
         )
-        with self._reading("tenant_items") as session:
+        with self._database.reading("tenant_items") as session:
             return [item_from_record(record) for record in session.execute(query).mappings()]

@@ -9,25 +9,23 @@ again. So importing the same file twice, or a file cut in parts, gives the same 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, select, union
+from sqlalchemy import select, union
 from sqlalchemy.orm import Session
 
 from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem
 from actors.store.sql import ownership
 from actors.store.sql.commit import apply_changes
+from actors.store.sql.database import Database
 from actors.store.sql.mapping import alert_from_row, event_from_row
 from actors.store.sql.ownership import Fence
 from actors.store.sql.tables import AlertRow, AuditEventRow, MemoryItemRow, TombstoneRow
 from schemas.errors import InvalidInput
 
-SessionFactory = Callable[[str], AbstractContextManager[Session]]
-ItemQuery = Callable[[str, Select[Any]], list[MemoryItem]]
 _ITEMS = MemoryItemRow.__table__
 
 
@@ -84,20 +82,10 @@ def _event_key(event: AuditEvent) -> tuple[Any, ...]:
 
 
 class TransferRecords:
-    """Held by ``MemoryStore`` as ``store.transfer``, opening sessions through the store's factories."""
+    """Held by ``MemoryStore`` as ``store.transfer``."""
 
-    def __init__(
-        self,
-        reading: SessionFactory,
-        writing: SessionFactory,
-        items: ItemQuery,
-        refresh_statistics: Callable[[], None] = lambda: None,
-    ):
-        """``refresh_statistics``: run after an import that added ``BULK_ROWS`` memories or more."""
-        self._reading = reading
-        self._writing = writing
-        self._items = items
-        self._refresh_statistics = refresh_statistics
+    def __init__(self, database: Database):
+        self._database = database
 
     # --------------------------------------------------------------------------------------- export
 
@@ -107,7 +95,7 @@ class TransferRecords:
             select(MemoryItemRow.user_id).where(MemoryItemRow.tenant_id == tenant_id),
             select(TombstoneRow.user_id).where(TombstoneRow.tenant_id == tenant_id),
         )
-        with self._reading("export_users") as session:
+        with self._database.reading("export_users") as session:
             return sorted(set(session.scalars(query)))
 
     def tombstones(self, tenant_id: str, user_id: str) -> list[Tombstone]:
@@ -116,7 +104,7 @@ class TransferRecords:
             .where(TombstoneRow.tenant_id == tenant_id, TombstoneRow.user_id == user_id)
             .order_by(TombstoneRow.at, TombstoneRow.id)
         )
-        with self._reading("export_tombstones") as session:
+        with self._database.reading("export_tombstones") as session:
             return [
                 Tombstone(row.tenant_id, row.user_id, row.memory_id, row.at, row.reason)
                 for row in session.scalars(query)
@@ -134,7 +122,7 @@ class TransferRecords:
             .order_by(MemoryItemRow.memory_id)
             .limit(limit)
         )
-        return self._items("export_items", query)
+        return self._database.items("export_items", query)
 
     def events_after(
         self, tenant_id: str, user_id: str, after: int, limit: int
@@ -150,7 +138,7 @@ class TransferRecords:
             .order_by(AuditEventRow.id)
             .limit(limit)
         )
-        with self._reading("export_events") as session:
+        with self._database.reading("export_events") as session:
             return [(row.id, event_from_row(row)) for row in session.scalars(query)]
 
     def alerts(self, tenant_id: str, user_id: str) -> list[Alert]:
@@ -159,7 +147,7 @@ class TransferRecords:
             .where(AlertRow.tenant_id == tenant_id, AlertRow.user_id == user_id)
             .order_by(AlertRow.created_at, AlertRow.alert_id)
         )
-        with self._reading("export_alerts") as session:
+        with self._database.reading("export_alerts") as session:
             return [alert_from_row(row) for row in session.scalars(query)]
 
     # --------------------------------------------------------------------------------------- import
@@ -169,7 +157,7 @@ class TransferRecords:
         staged in the vector-index outbox."""
         counts = ImportCounts()
         scope = (tenant_id, user_id)
-        with self._writing("import") as session:
+        with self._database.writing("import") as session:
             ownership.check_fence(session, tenant_id, user_id, fence)
             forgotten = self._tombstone_ids(session, tenant_id, user_id, batch.tombstones, counts)
             stored = self._stored_ids(session, tenant_id, user_id, [item.memory_id for item in batch.items])
@@ -196,7 +184,7 @@ class TransferRecords:
             ownership.stage(session, tenant_id, user_id, "upsert", changes.upserted)
         counts.memories_added = len(changes.upserted)
         if counts.memories_added >= BULK_ROWS:
-            self._refresh_statistics()
+            self._database.refresh_statistics()
         counts.events_added = len(changes.events)
         counts.alerts_added = len(changes.alerts)
         counts.added = list(changes.upserted.values())

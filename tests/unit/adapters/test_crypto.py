@@ -68,7 +68,7 @@ def test_without_a_key_nothing_is_sealed_and_sealed_values_refuse_to_open(monkey
 def test_store_keeps_content_sealed_on_disk_and_reads_it_back(tmp_path, keyed):
     store = MemoryStore(f"sqlite:///{tmp_path / 'h.db'}")
     store.create_schema()
-    store.create_tenant("acme")
+    store.tenants.create("acme")
     service = UserMemoryService(
         "acme", "alice", store=store, embedder=HashEmbedder(64), policy=GatePolicy()
     )
@@ -77,9 +77,9 @@ def test_store_keeps_content_sealed_on_disk_and_reads_it_back(tmp_path, keyed):
     memory_id = written.outcomes[0].memory_id
     snapshot = service.start_session(api.StartSessionRequest(session_id="s2"))
     assert SECRET_WORD in snapshot.text
-    assert SECRET_WORD in store.get_item("acme", "alice", memory_id).content
-    assert SECRET_WORD in str(store.audit_trail("acme", "alice", memory_id)[0].after)
-    assert store.session_snapshot("acme", "alice", "s2") == snapshot.model_dump_json()
+    assert SECRET_WORD in store.memories.get("acme", "alice", memory_id).content
+    assert SECRET_WORD in str(store.audit.events("acme", "alice", memory_id)[0].after)
+    assert store.snapshots.get("acme", "alice", "s2") == snapshot.model_dump_json()
     store.dispose()
     raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("h.db"))
     assert SECRET_WORD.encode() not in raw and b"boat" not in raw

@@ -114,7 +114,7 @@ def test_a_users_memory_runs_on_the_plugins(plugin, store):
     ]
     written = service.write_turns(api.WriteTurnsRequest(session_id="s1", turns=turns))
     assert [outcome.action for outcome in written.outcomes] == ["created"]
-    stored = store.load_active("acme", "alice")
+    stored = store.memories.load_active("acme", "alice")
     assert [item.content for item in stored] == ["My boat is called Tern"]
     assert stored[0].embedding is not None and len(stored[0].embedding) == 26 * 4  # the plug-in's vector
     hits = service.recall(api.RecallRequest(query="what is my boat called")).hits

@@ -59,7 +59,9 @@ def seed_archive(store, index) -> list[MemoryItem]:
                 last_accessed_at=at,
             )
         )
-    store.commit(GateChanges(upserted={i.memory_id: i for i in items}), tenant_id="acme", user_id="alice")
+    store.memories.commit(
+        GateChanges(upserted={i.memory_id: i for i in items}), tenant_id="acme", user_id="alice"
+    )
     drain(store, index, DIM)
     return items
 
@@ -118,7 +120,7 @@ def test_the_restore_job_finds_its_candidates_over_the_whole_archive(tmp_path, m
     settings = HermesSettings(home=tmp_path, embedder="hash", milvus_uri="http://127.0.0.1:1")
     store = MemoryStore.from_settings(settings)
     store.create_schema()
-    store.create_tenant("acme")
+    store.tenants.create("acme")
     index = InMemoryIndex(HashEmbedder().dim)
     embedder = HashEmbedder()
     texts = [f"I repaired the {THINGS[n % 10]} near the {PLACES[n % 7]} in {1990 + n}" for n in range(30)]
@@ -129,7 +131,9 @@ def test_the_restore_job_finds_its_candidates_over_the_whole_archive(tmp_path, m
             text, at, embedding=vector.tobytes(), created_at=at, updated_at=at, last_accessed_at=at
         )
         items.append(item)
-    store.commit(GateChanges(upserted={i.memory_id: i for i in items}), tenant_id="acme", user_id="alice")
+    store.memories.commit(
+        GateChanges(upserted={i.memory_id: i for i in items}), tenant_id="acme", user_id="alice"
+    )
     drain(store, index, embedder.dim)
     monkeypatch.setattr(restore, "MAX_ARCHIVED_PER_USER", 5)  # SQL's newest rows hold only the first five
     plan = restore.RestorePlan(
@@ -138,7 +142,7 @@ def test_the_restore_job_finds_its_candidates_over_the_whole_archive(tmp_path, m
     worker = restore.RestoreUsers(settings.model_dump_json(), "run-1", {}, dataclasses.asdict(plan))
     monkeypatch.setattr(worker, "_vector_index", lambda dim: index)
     assert worker._one("acme", "alice")["restored"] == 1
-    assert store.get_item("acme", "alice", items[27].memory_id).layer is Layer.LONGTERM
+    assert store.memories.get("acme", "alice", items[27].memory_id).layer is Layer.LONGTERM
     store.dispose()
 
 
@@ -151,8 +155,8 @@ def test_restating_an_archived_memory_restores_it_with_its_stored_vector(store, 
     turns = [api.TurnIn(text=TEXTS[n], dialog_id="d-again")]
     result = svc.write_turns(api.WriteTurnsRequest(session_id="s-again", turns=turns))
     assert [o.memory_id for o in result.outcomes] == [items[n].memory_id]
-    restored = store.get_item("acme", "alice", items[n].memory_id)
-    assert restored.layer is Layer.LONGTERM and store.count_items("acme", "alice") == len(items)
+    restored = store.memories.get("acme", "alice", items[n].memory_id)
+    assert restored.layer is Layer.LONGTERM and store.memories.count("acme", "alice") == len(items)
     assert np.allclose(
         svc._vector_of(svc.engine.items[restored.memory_id]),
         HashEmbedder(DIM).embed_passages([TEXTS[n]])[0],
@@ -171,17 +175,19 @@ WHEN = st.none() | st.integers(0, 3).map(lambda days: NOW - timedelta(days=days)
 def test_memory_names_the_archived_items_sql_finds_in_the_same_order(tmp_path_factory, archive):
     store = MemoryStore(f"sqlite:///{tmp_path_factory.mktemp('db') / 'h.db'}")
     store.create_schema()
-    store.create_tenant("acme")
+    store.tenants.create("acme")
     items = [archived(words, when, slot=slot) for words, slot, when in archive]
-    store.commit(GateChanges(upserted={i.memory_id: i for i in items}), tenant_id="acme", user_id="alice")
+    store.memories.commit(
+        GateChanges(upserted={i.memory_id: i for i in items}), tenant_id="acme", user_id="alice"
+    )
     # the items enter memory as writes archive them, in no particular order (loaded, they come in SQL's)
     view = ArchiveView(lambda limit: [], DIM, budget=1000)
     view.apply(items)
     assert view.complete
     for digest in {i.content_hash for i in items}:
-        found = store.find_archived("acme", "alice", content_hash=digest, limit=1)
+        found = store.memories.archived("acme", "alice", content_hash=digest, limit=1)
         assert view.newest_ids(content_hash=digest, limit=1) == [i.memory_id for i in found]
     for slot in {i.slot for i in items if i.slot}:
-        found = store.find_archived("acme", "alice", slot=slot, limit=3)
+        found = store.memories.archived("acme", "alice", slot=slot, limit=3)
         assert view.newest_ids(slot=slot, limit=3) == [i.memory_id for i in found]
     store.dispose()

@@ -134,7 +134,7 @@ def test_a_preview_decides_like_the_write_and_stores_nothing(store):
 
     def state():
         items = {item.memory_id: item.snapshot() for item in svc.engine.items.values()}
-        return store.count_items("acme", "alice"), items
+        return store.memories.count("acme", "alice"), items
 
     before = state()
     request = turns("s2", "I'm allergic to peanuts", "actually I moved to Suzhou", "I love hiking")
@@ -150,7 +150,7 @@ def test_a_preview_decides_like_the_write_and_stores_nothing(store):
     assert [(o.action, o.state, o.layer) for o in preview.outcomes] == [
         (o.action, o.state, o.layer) for o in written.outcomes
     ]
-    stored = {o.memory_id: store.get_item("acme", "alice", o.memory_id) for o in written.outcomes}
+    stored = {o.memory_id: store.memories.get("acme", "alice", o.memory_id) for o in written.outcomes}
     for shown, done in zip(preview.outcomes, written.outcomes, strict=True):
         assert (shown.memory.content, shown.memory.slot, shown.memory.value) == (
             stored[done.memory_id].content,
@@ -173,8 +173,8 @@ def test_resolving_an_alert_is_audited_once_and_only_for_its_user(store):
     assert done.status is AlertStatus.RESOLVED
     again = run(ResolveAlert(alert_id=alert.alert_id, request=ResolveAlertRequest(reason="twice")), svc)
     assert again.status is AlertStatus.RESOLVED
-    assert store.alerts("acme", "alice") == []
-    trail = [e for e in store.audit_trail("acme", "alice", alert.memory_id) if e.action == "resolve_alert"]
+    assert store.alerts.find("acme", "alice") == []
+    trail = [e for e in store.audit.events("acme", "alice", alert.memory_id) if e.action == "resolve_alert"]
     assert [(e.actor, e.reason, e.after["status"]) for e in trail] == [("operator", "reviewed", "resolved")]
     # the service's own copy agrees with SQL: the closed alert is no longer open in its memory
     assert all(a.alert_id != alert.alert_id for a in svc.engine.ledger._open_alerts)

@@ -20,7 +20,7 @@ def db(tmp_path):
     path = tmp_path / "h.db"
     store = MemoryStore(f"sqlite:///{path}")
     store.create_schema()
-    store.create_tenant("acme")
+    store.tenants.create("acme")
     yield store, path
     store.dispose()
 
@@ -86,10 +86,10 @@ def test_an_archived_sibling_loses_the_forgotten_words_too(db):
     stays = memory_with(svc, "opera")
     svc.engine.bounded.archive(stays, "user", "test: archived sibling")
     svc._commit(svc.engine.drain())
-    assert store.get_item("acme", "alice", stays.memory_id).state is State.ARCHIVED
+    assert store.memories.get("acme", "alice", stays.memory_id).state is State.ARCHIVED
     svc.forget(memory_with(svc, "wrist").memory_id, api.ForgetRequest(reason="user asked"))
     assert traces(store, path, ["wrist"]) == []
-    assert store.get_item("acme", "alice", stays.memory_id).state is State.ARCHIVED
+    assert store.memories.get("acme", "alice", stays.memory_id).state is State.ARCHIVED
 
 
 def test_a_merged_summary_is_forgotten_with_its_source_and_its_other_sources(db):
@@ -101,7 +101,7 @@ def test_a_merged_summary_is_forgotten_with_its_source_and_its_other_sources(db)
     summaries = [i for i in svc.engine.items.values() if i.merged_from]
     assert summaries, "working overflow merged the same-slot items"
     summary = summaries[0]
-    source = store.get_item("acme", "alice", summary.merged_from[0])
+    source = store.memories.get("acme", "alice", summary.merged_from[0])
     merged_words = [w for w in foods if w in summary.content]
     result = svc.forget(source.memory_id, api.ForgetRequest(reason="user asked"))
     assert summary.memory_id in result.also_forgotten

@@ -51,7 +51,7 @@ def service(store, **policy) -> UserMemoryService:
 def test_sql_keeps_every_items_vector_while_memory_holds_each_once(tmp_path_factory, steps):
     store = MemoryStore(f"sqlite:///{tmp_path_factory.mktemp('db') / 'h.db'}")
     store.create_schema()
-    store.create_tenant("acme")
+    store.tenants.create("acme")
     svc = service(store)
     embedder = HashEmbedder(DIM)
     for n, (action, index) in enumerate(steps):
@@ -69,7 +69,7 @@ def test_sql_keeps_every_items_vector_while_memory_holds_each_once(tmp_path_fact
         held = svc._vector_of(item)
         expected = embedder.embed_passages([item.content])[0]
         assert held is not None and np.allclose(held, expected, atol=1e-4)  # int16 rows
-    for item in store.list_items("acme", "alice", limit=1000):
+    for item in store.memories.page("acme", "alice", limit=1000):
         if item.state is not State.DELETED and not item.merged_from:
             assert item.embedding is not None
             stored = np.frombuffer(item.embedding, np.float32)
@@ -90,7 +90,7 @@ def test_the_hosts_estimate_of_a_resident_user_is_near_what_tracemalloc_counts(s
     for item, index in seed._user_items("acme", "alice", layout, pool, random.Random(3), datetime.now(UTC)):
         item.embedding = vectors[index].tobytes()
         rows.append(item)
-    store.commit(GateChanges(upserted={i.memory_id: i for i in rows}))
+    store.memories.commit(GateChanges(upserted={i.memory_id: i for i in rows}))
     policy = {"capacities": capacities, "archive_memory_items": 1000}
     service(store, **policy).recall(api.RecallRequest(query="warm up the tokenizers", k=8))
     tracemalloc.start()
@@ -109,13 +109,15 @@ def test_between_writes_memory_holds_what_a_fresh_load_holds(tmp_path_factory, s
     items a reload would, not every item it ever saw."""
     store = MemoryStore(f"sqlite:///{tmp_path_factory.mktemp('db') / 'h.db'}")
     store.create_schema()
-    store.create_tenant("acme")
+    store.tenants.create("acme")
     svc = service(store, capacities=Capacities(working=3, longterm=3, core=2))
     for n, (index, session) in enumerate(steps):
         turn = api.TurnIn(text=SAYINGS[index], dialog_id=f"d{n}")
         svc.write_turns(api.WriteTurnsRequest(session_id=f"s{session}", turns=[turn]))
         svc.engine.forget_inactive()  # as the next write starts
-        loaded = {i.memory_id: (i.state, i.layer, i.version) for i in store.load_active("acme", "alice")}
+        loaded = {
+            i.memory_id: (i.state, i.layer, i.version) for i in store.memories.load_active("acme", "alice")
+        }
         held = {i.memory_id: (i.state, i.layer, i.version) for i in svc.engine.items.values()}
         assert held == loaded
     store.dispose()

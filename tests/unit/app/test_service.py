@@ -23,8 +23,8 @@ from schemas.settings import GatePolicy
 def store(tmp_path):
     store = MemoryStore(f"sqlite:///{tmp_path / 'h.db'}")
     store.create_schema()
-    store.create_tenant("acme")
-    store.create_tenant("other")
+    store.tenants.create("acme")
+    store.tenants.create("other")
     yield store
     store.dispose()
 
@@ -62,8 +62,8 @@ def test_allergy_and_residence_story(store, index):
 
     result = say(svc, "s4", "actually I moved to Suzhou")
     assert result.outcomes[0].action == "corrected" and result.outcomes[0].memory_id == home.memory_id
-    assert store.get_item("acme", "alice", home.memory_id).value == "suzhou"
-    actions = [e.action for e in store.audit_trail("acme", "alice", home.memory_id)]
+    assert store.memories.get("acme", "alice", home.memory_id).value == "suzhou"
+    actions = [e.action for e in store.audit.events("acme", "alice", home.memory_id)]
     assert {"unfreeze", "modify", "freeze"} <= set(actions)
 
     context = svc.start_session(api.StartSessionRequest(session_id="s5"))
@@ -91,7 +91,7 @@ def test_idempotent_request_is_applied_once(store, index):
     first = svc.write_turns(req, request_id="r1")
     second = service(store, index).write_turns(req, request_id="r1")
     assert first == second
-    assert store.count_items("acme", "alice") == 1
+    assert store.memories.count("acme", "alice") == 1
 
 
 def test_a_resent_request_answers_as_first_answered_and_changes_nothing(store, index):
@@ -103,15 +103,15 @@ def test_a_resent_request_answers_as_first_answered_and_changes_nothing(store, i
     for n, text in enumerate(["I live in Hangzhou", "I think I don't mind peanuts", "I love green tea"]):
         req = api.WriteTurnsRequest(session_id="s2", turns=[api.TurnIn(text=text, dialog_id=f"r{n}")])
         first = svc.write_turns(req, request_id=f"r{n}")
-        stored = {i.memory_id: i.version for i in store.list_items("acme", "alice", limit=100)}
-        trail, alerts = store.audit_trail("acme", "alice"), store.alerts("acme", "alice", status=None)
+        stored = {i.memory_id: i.version for i in store.memories.page("acme", "alice", limit=100)}
+        trail, alerts = store.audit.events("acme", "alice"), store.alerts.find("acme", "alice", status=None)
         for again in (svc, service(store, index)):  # the same resident service, and one loaded anew
             assert again.write_turns(req, request_id=f"r{n}") == first
-            assert {i.memory_id: i.version for i in store.list_items("acme", "alice", limit=100)} == stored
-            assert store.audit_trail("acme", "alice") == trail
-            assert store.alerts("acme", "alice", status=None) == alerts
+            assert {i.memory_id: i.version for i in store.memories.page("acme", "alice", limit=100)} == stored
+            assert store.audit.events("acme", "alice") == trail
+            assert store.alerts.find("acme", "alice", status=None) == alerts
         assert {i.memory_id for i in svc.engine.active()} == {
-            i.memory_id for i in store.load_active("acme", "alice")
+            i.memory_id for i in store.memories.load_active("acme", "alice")
         }
 
 
@@ -146,7 +146,7 @@ def test_forget_and_erase_leave_nothing_searchable(store, index):
         svc.get_memory(tea.memory_id)
     svc.erase_user(api.EraseRequest())
     drain(store, index, 64)
-    assert index.ids("acme", "alice") == set() and store.count_items("acme", "alice") == 0
+    assert index.ids("acme", "alice") == set() and store.memories.count("acme", "alice") == 0
 
 
 def test_recall_returns_the_policy_top_k_unless_the_request_names_k(store, index):

@@ -22,7 +22,7 @@ def test_a_policy_change_merges_into_the_current_policy(admin, store):
     assert changed.policy.write_threshold == 0.5
     again = admin.change_policy({"context_budget_chars": 3000})
     assert again.policy.capacities.working == 50 and again.policy.context_budget_chars == 3000
-    assert store.tenant_policy("acme") == again.policy  # what the hosts load
+    assert store.tenants.policy("acme") == again.policy  # what the hosts load
 
 
 @pytest.mark.parametrize(
@@ -44,30 +44,30 @@ def test_a_policy_change_merges_into_the_current_policy(admin, store):
     ],
 )
 def test_a_bad_policy_is_refused_with_the_field_and_nothing_changes(admin, store, changes, says):
-    before = store.tenant_policy("acme")
+    before = store.tenants.policy("acme")
     with pytest.raises(InvalidInput) as error:
         admin.change_policy(changes)
     assert str(error.value).startswith(says), str(error.value)
-    assert store.tenant_policy("acme") == before
+    assert store.tenants.policy("acme") == before
 
 
 @settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
 @given(working=st.integers(-5, 10_000), threshold=st.floats(-1, 2, allow_nan=False))
 def test_any_change_is_either_stored_whole_or_refused(admin, store, working, threshold):
-    before = store.tenant_policy("acme")
+    before = store.tenants.policy("acme")
     try:
         after = admin.change_policy({"capacities": {"working": working}, "write_threshold": threshold}).policy
     except InvalidInput:
-        assert store.tenant_policy("acme") == before
+        assert store.tenants.policy("acme") == before
         assert working < 1 or not 0 <= threshold <= 1
     else:
         assert (after.capacities.working, after.write_threshold) == (working, threshold)
-        assert store.tenant_policy("acme") == after
+        assert store.tenants.policy("acme") == after
 
 
 def test_quotas_and_consents(admin, store):
     assert admin.set_limits(TenantLimitsIn(max_users=10, requests_per_minute=None)).limits.max_users == 10
-    assert store.tenant_limits("acme").max_users == 10
+    assert store.tenants.limits("acme").max_users == 10
     assert admin.user_consent("alice").model_dump() == {
         "user_id": "alice",
         "group_profiles": None,

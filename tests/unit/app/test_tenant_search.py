@@ -10,7 +10,7 @@ from actors.app.service import UserMemoryService
 from actors.app.tenant_search import TenantSearch
 from actors.app.tenant_view import TenantView
 from actors.runtime.outbox import drain
-from actors.store.sql.tenant_views import TenantViewStore
+from actors.store.sql.store import MemoryStore
 from actors.store.vectors.memory_index import InMemoryIndex
 from schemas import api
 from schemas.enums import Kind, State
@@ -24,10 +24,10 @@ DIM = 128
 
 @pytest.fixture
 def views(tmp_path):
-    store = TenantViewStore(f"sqlite:///{tmp_path / 'h.db'}")
+    store = MemoryStore(f"sqlite:///{tmp_path / 'h.db'}")
     store.create_schema()
     for tenant in ("acme", "globex"):
-        store.create_tenant(tenant)
+        store.tenants.create(tenant)
     yield store
     store.dispose()
 
@@ -64,7 +64,7 @@ def test_what_sql_no_longer_holds_or_holds_in_another_state_is_not_shown(views):
     remember(views, "acme", "alice", "Rosalind Franklin is my aunt")
     remember(views, "acme", "bob", "I had lunch with Rosalind Franklin")
     drain(views, index, DIM)
-    views.erase_user("acme", "bob", reason="erasure request")  # the index still holds bob's row
+    views.erasure.erase_user("acme", "bob", reason="erasure request")  # the index still holds bob's row
     search, acme = search_of(index), TenantView(views, "acme")
     assert [m.item.user_id for m in search.search(acme, "Rosalind Franklin", k=5)] == ["alice"]
     assert search.search(acme, "Rosalind Franklin", k=5, states=[State.ARCHIVED]) == []

@@ -22,7 +22,7 @@ from schemas.transfer import LINE, USER_RECORDS, ImportRequest, MemoryLine, expo
 def new_store(path):
     store = MemoryStore(f"sqlite:///{path}")
     store.create_schema()
-    store.create_tenant("acme")
+    store.tenants.create("acme")
     return store
 
 

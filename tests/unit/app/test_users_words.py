@@ -75,7 +75,7 @@ cases = st.one_of(latin_cases, name_cases, chinese_cases)
 
 STORE = MemoryStore("sqlite://")
 STORE.create_schema()
-STORE.create_tenant("acme")
+STORE.tenants.create("acme")
 USERS = itertools.count()
 
 

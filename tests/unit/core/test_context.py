@@ -185,7 +185,7 @@ def test_blocks_and_snapshot_never_exceed_their_limits(active, budget):
 def svc(tmp_path):
     store = MemoryStore(f"sqlite:///{tmp_path / 'h.db'}")
     store.create_schema()
-    store.create_tenant("acme")
+    store.tenants.create("acme")
     yield UserMemoryService(
         "acme", "alice", store=store, embedder=HashEmbedder(64), policy=GatePolicy()
     )

@@ -22,7 +22,7 @@ NOW = datetime(2026, 3, 1, tzinfo=UTC)
 def svc(tmp_path):
     store = MemoryStore(f"sqlite:///{tmp_path / 'h.db'}")
     store.create_schema()
-    store.create_tenant("acme")
+    store.tenants.create("acme")
     yield UserMemoryService(
         "acme", "alice", store=store, embedder=HashEmbedder(64), policy=GatePolicy()
     )

@@ -155,7 +155,7 @@ def test_three_ways_of_saying_one_taste_confirm_one_item(e5, shipped_reader, tmp
     held-out wording, the reader abstains on today: it stays a slot-less event, not a second taste.)"""
     store = MemoryStore(f"sqlite:///{tmp_path / 'r.db'}")
     store.create_schema()
-    store.create_tenant("acme")
+    store.tenants.create("acme")
     svc = UserMemoryService(
         "acme",
         "tomas",
@@ -196,7 +196,7 @@ def test_a_restating_sentence_confirms_the_item_and_stays_a_memory_of_its_own(e5
     sentence is a memory of its own — recall finds it by its own words, with its dialog id."""
     store = MemoryStore(f"sqlite:///{tmp_path / 'r.db'}")
     store.create_schema()
-    store.create_tenant("acme")
+    store.tenants.create("acme")
     said = [(taste, frame.format(taste)) for taste in TASTES for frame in SAYING_MORE]
     pairs = [(taste, sentence[0].upper() + sentence[1:]) for taste, sentence in said]
     vectors = e5.embed_passages([sentence for _, sentence in pairs])

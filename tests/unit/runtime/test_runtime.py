@@ -34,33 +34,33 @@ def item(user: str = "alice", content: str = "I love green tea", dim: int = 8) -
 
 
 def test_a_newer_claim_fences_every_older_claimant(store):
-    first = store.claim_user("acme", "alice", "host-0")
-    second = store.claim_user("acme", "alice", "host-1")
-    assert second.epoch == first.epoch + 1 and store.user_epoch("acme", "alice") == second.epoch
+    first = store.fencing.claim("acme", "alice", "host-0")
+    second = store.fencing.claim("acme", "alice", "host-1")
+    assert second.epoch == first.epoch + 1 and store.fencing.epoch("acme", "alice") == second.epoch
     stale = item()
     with pytest.raises(OwnershipLost):
-        store.commit(GateChanges(upserted={stale.memory_id: stale}), fence=first)
-    assert store.count_items("acme", "alice") == 0  # refused means nothing of it was written
+        store.memories.commit(GateChanges(upserted={stale.memory_id: stale}), fence=first)
+    assert store.memories.count("acme", "alice") == 0  # refused means nothing of it was written
     with pytest.raises(OwnershipLost):
-        store.erase_user("acme", "alice", reason="stale", fence=first)
-    store.commit(GateChanges(upserted={stale.memory_id: stale}), fence=second)
+        store.erasure.erase_user("acme", "alice", reason="stale", fence=first)
+    store.memories.commit(GateChanges(upserted={stale.memory_id: stale}), fence=second)
     with pytest.raises(OwnershipLost):
-        store.forget_item("acme", "alice", stale.memory_id, reason="x", actor="user", fence=first)
-    assert store.count_items("acme", "alice") == 1
-    assert store.claim_user("acme", "bob", "host-0").epoch == 1  # epochs are per user
+        store.erasure.forget_item("acme", "alice", stale.memory_id, reason="x", actor="user", fence=first)
+    assert store.memories.count("acme", "alice") == 1
+    assert store.fencing.claim("acme", "bob", "host-0").epoch == 1  # epochs are per user
 
 
 def test_the_outbox_brings_the_index_to_what_sql_holds(store):
     index = InMemoryIndex(8)
     kept, forgotten = item(content="kept"), item(content="forgotten")
-    store.commit(GateChanges(upserted={i.memory_id: i for i in (kept, forgotten)}))
-    store.forget_item("acme", "alice", forgotten.memory_id, reason="x", actor="user")
+    store.memories.commit(GateChanges(upserted={i.memory_id: i for i in (kept, forgotten)}))
+    store.erasure.forget_item("acme", "alice", forgotten.memory_id, reason="x", actor="user")
     assert drain(store, index, 8) == 3
     assert index.ids("acme", "alice") == {kept.memory_id}
     # an erasure followed by new writes: the new items survive the erasure's entry in the same batch
-    store.erase_user("acme", "alice", reason="asked")
+    store.erasure.erase_user("acme", "alice", reason="asked")
     again = item(content="after the erasure")
-    store.commit(GateChanges(upserted={again.memory_id: again}))
+    store.memories.commit(GateChanges(upserted={again.memory_id: again}))
     assert drain(store, index, 8) == 2
     assert index.ids("acme", "alice") == {again.memory_id}
     assert drain(store, index, 8) == 0
@@ -70,7 +70,7 @@ def test_only_the_owning_hosts_entries_are_drained(store):
     index = InMemoryIndex(8)
     mine, theirs = item("alice"), item("bob")
     for one in (mine, theirs):
-        store.commit(GateChanges(upserted={one.memory_id: one}))
+        store.memories.commit(GateChanges(upserted={one.memory_id: one}))
     assert drain(store, index, 8, owns=lambda tenant, user: user == "alice") == 1
     assert index.ids("acme") == {mine.memory_id}
     assert drain(store, index, 8) == 1 and index.ids("acme") == {mine.memory_id, theirs.memory_id}

@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from actors.app.directory import TenantDirectory
+from actors.core.tenancy import KeyGrant
 from actors.store.sql.store import MemoryStore
-from actors.store.sql.tenants import KeyGrant
 from schemas.ids import USER_ID_PATTERN
 from serve.auth import KEY_CACHE_SECONDS, Authenticator, Forbidden, Unauthorized, check_reach
 
@@ -34,9 +35,9 @@ def run(coroutine):
 
 
 def test_a_user_key_reaches_its_user_only_and_no_tenant_wide_operation(store):
-    tenant_key = store.create_tenant("acme")
-    _, alice_key = store.mint_user_key("acme", "alice")
-    auth = Authenticator(store, admin_key="")
+    tenant_key = store.tenants.create("acme")
+    _, alice_key = store.keys.mint_user_key("acme", "alice")
+    auth = Authenticator(TenantDirectory(store), admin_key="")
     assert run(auth.tenant_for(tenant_key, "bob")) == run(auth.tenant_for(tenant_key, None)) == "acme"
     assert run(auth.tenant_for(alice_key, "alice")) == "acme"
     with pytest.raises(Forbidden, match="bound to user 'alice' and cannot reach another user"):
@@ -59,12 +60,12 @@ def test_a_bound_grant_passes_for_exactly_its_user(bound, named):
 
 
 def test_a_revoked_key_stops_within_the_cache_time(store):
-    store.create_tenant("acme")
-    info, key = store.mint_user_key("acme", "alice")
+    store.tenants.create("acme")
+    info, key = store.keys.mint_user_key("acme", "alice")
     clock = Clock()
-    auth = Authenticator(store, admin_key="", clock=clock)
+    auth = Authenticator(TenantDirectory(store), admin_key="", clock=clock)
     assert run(auth.tenant_for(key, "alice")) == "acme"
-    store.revoke_key("acme", info.key_id)
+    store.keys.revoke("acme", info.key_id)
     clock.now += KEY_CACHE_SECONDS / 2
     assert run(auth.tenant_for(key, "alice")) == "acme"  # the replica's answer is still fresh
     clock.now += KEY_CACHE_SECONDS / 2
@@ -73,12 +74,12 @@ def test_a_revoked_key_stops_within_the_cache_time(store):
 
 
 def test_a_rotated_key_works_through_its_overlap(store):
-    old = store.create_tenant("acme")
-    auth = Authenticator(store, admin_key="", clock=Clock())
-    new = store.rotate_key("acme", overlap_seconds=60)
+    old = store.tenants.create("acme")
+    auth = Authenticator(TenantDirectory(store), admin_key="", clock=Clock())
+    new = store.keys.rotate("acme", overlap_seconds=60)
     assert run(auth.tenant_for(old)) == run(auth.tenant_for(new)) == "acme"
-    store.rotate_key("acme", overlap_seconds=0)
-    fresh = Authenticator(store, admin_key="")
+    store.keys.rotate("acme", overlap_seconds=0)
+    fresh = Authenticator(TenantDirectory(store), admin_key="")
     assert run(fresh.tenant_for(old)) == "acme"  # the first rotation's overlap still runs
     with pytest.raises(Unauthorized):
         run(fresh.tenant_for(new))  # replaced with no overlap

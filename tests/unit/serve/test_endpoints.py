@@ -17,7 +17,7 @@ from mcp import Client
 from pydantic import ValidationError
 
 from actors.app.commands import COMMANDS, ListMemories, Recall
-from actors.store.sql.tenants import KeyGrant
+from actors.core.tenancy import KeyGrant
 from mcp_door.tools import OFFERED, memory_server
 from schemas.api import MemoryList, RecallResponse
 from schemas.endpoints import ENDPOINTS, LIST_MEMORIES, RECALL, Endpoint

@@ -14,7 +14,7 @@ from mcp import Client
 from starlette.datastructures import Headers
 
 from actors.app.commands import Forget, ListMemories, Recall, Unfreeze, WriteMemory, WriteTurns
-from actors.store.sql.tenants import KeyGrant
+from actors.core.tenancy import KeyGrant
 from mcp_door.tools import Caller, memory_server
 from schemas.api import ForgetResult, MemoryList, RecallResponse, WriteResult
 from schemas.endpoints import RECALL

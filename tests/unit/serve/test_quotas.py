@@ -5,9 +5,10 @@ import asyncio
 import pytest
 
 from actors.app.commands import Effect, Recall, WriteMemory, WriteTurns
+from actors.app.directory import TenantDirectory
 from actors.core.memory import GateChanges, MemoryItem
+from actors.core.tenancy import TenantLimits
 from actors.store.sql.store import MemoryStore
-from actors.store.sql.tenants import TenantLimits
 from schemas.enums import Kind
 from schemas.errors import QuotaExceeded, RateLimited
 from serve.quotas import Quotas
@@ -33,7 +34,7 @@ def remember(store: MemoryStore, tenant: str, user: str) -> None:
     changes = GateChanges()
     item = MemoryItem(tenant_id=tenant, user_id=user, content=f"{user} likes tea", kind=Kind.PREFERENCE)
     changes.upserted[item.memory_id] = item
-    store.commit(changes)
+    store.memories.commit(changes)
 
 
 def admit(quotas: Quotas, tenant: str, user: str = "u1", effect: Effect = Recall.effect) -> None:
@@ -41,10 +42,10 @@ def admit(quotas: Quotas, tenant: str, user: str = "u1", effect: Effect = Recall
 
 
 def test_rate_limit_refuses_past_the_allowance_and_refills(store):
-    store.create_tenant("acme", limits=TenantLimits(requests_per_minute=3))
-    store.create_tenant("calm")
+    store.tenants.create("acme", limits=TenantLimits(requests_per_minute=3))
+    store.tenants.create("calm")
     clock = Clock()
-    quotas = Quotas(store, clock=clock)
+    quotas = Quotas(TenantDirectory(store), clock=clock)
     for _ in range(3):
         admit(quotas, "acme")
     with pytest.raises(RateLimited) as refused:
@@ -59,10 +60,10 @@ def test_rate_limit_refuses_past_the_allowance_and_refills(store):
 
 
 def test_user_quota_refuses_only_writes_for_new_users(store):
-    store.create_tenant("acme", limits=TenantLimits(max_users=2))
+    store.tenants.create("acme", limits=TenantLimits(max_users=2))
     remember(store, "acme", "alice")
     remember(store, "acme", "bob")
-    quotas = Quotas(store, clock=Clock())
+    quotas = Quotas(TenantDirectory(store), clock=Clock())
     admit(quotas, "acme", "alice", WriteTurns.effect)  # existing users keep writing
     admit(quotas, "acme", "carol", Recall.effect)  # reads never hit the user quota
     with pytest.raises(QuotaExceeded):
@@ -70,14 +71,14 @@ def test_user_quota_refuses_only_writes_for_new_users(store):
 
 
 def test_changed_limits_apply_after_the_refresh(store):
-    store.create_tenant("acme")
+    store.tenants.create("acme")
     clock = Clock()
-    quotas = Quotas(store, refresh_seconds=5, clock=clock)
+    quotas = Quotas(TenantDirectory(store), refresh_seconds=5, clock=clock)
     admit(quotas, "acme")
-    store.set_tenant_limits("acme", TenantLimits(requests_per_minute=1))
+    store.tenants.set_limits("acme", TenantLimits(requests_per_minute=1))
     admit(quotas, "acme")  # cached: still unlimited
     clock.now += 5
     admit(quotas, "acme")
     with pytest.raises(RateLimited):
         admit(quotas, "acme")
-    assert store.tenant_limits("acme") == TenantLimits(requests_per_minute=1)
+    assert store.tenants.limits("acme") == TenantLimits(requests_per_minute=1)

@@ -28,7 +28,7 @@ from actors.app.commands import (
     WriteMemory,
     WriteTurns,
 )
-from actors.store.sql.tenants import KeyGrant, TenantLimits
+from actors.core.tenancy import KeyGrant, TenantLimits
 from schemas.api import (
     AlertList,
     MemoryList,
@@ -55,25 +55,27 @@ ALICE_KEY = "hm_acme_alicesecret"
 MEMORY_ID = "m_" + "a" * 32
 
 
-class FakeStore:
+class FakeDirectory:
+    """Stands for ``actors.app.directory.TenantDirectory``: three keys, no quotas."""
+
     def __init__(self):
-        self.tenants = {
+        self.grants = {
             KEY: KeyGrant("acme"),
             OTHER_KEY: KeyGrant("other"),
             ALICE_KEY: KeyGrant("acme", "alice"),
         }
 
     def authenticate(self, api_key: str) -> KeyGrant | None:
-        return self.tenants.get(api_key)
+        return self.grants.get(api_key)
 
-    def tenant_limits(self, tenant_id: str) -> TenantLimits:
+    def limits(self, tenant_id: str) -> TenantLimits:
         return TenantLimits()  # unlimited: quotas have their own tests
 
     def create_tenant(
         self, tenant_id: str, name: str = "", group_profile_consent: bool = False, limits=None
     ) -> str:
         key = f"hm_{tenant_id}_new"
-        self.tenants[key] = KeyGrant(tenant_id)
+        self.grants[key] = KeyGrant(tenant_id)
         return key
 
 
@@ -95,7 +97,7 @@ class RecordingGateway(Gateway):
     """The real gateway; the trip to the user's host is recorded and answered from ``replies``."""
 
     def __init__(self, admin_key: str = ""):
-        super().__init__(HermesSettings(admin_key=admin_key), FakeStore(), hosts=_RecordingRouter(self))
+        super().__init__(HermesSettings(admin_key=admin_key), FakeDirectory(), hosts=_RecordingRouter(self))
         self.calls: list[tuple[str, str, UserCommand]] = []
         self.replies: dict[type[UserCommand], Any] = {}
 

@@ -84,7 +84,7 @@ def test_an_old_allergy_tops_a_food_question_under_a_thousand_newer_memories(sto
     for day in range(5):
         say(svc, f"s{day + 1}", *newer[day * 200 : (day + 1) * 200], at=clock.now)
         clock.now += timedelta(days=1)
-    assert store.count_items("acme", "alice") > 1000  # working 200, the rest archived or merged
+    assert store.memories.count("acme", "alice") > 1000  # working 200, the rest archived or merged
     hits = recall(svc, "What should I cook for dinner tonight?")
     allergy = [h for h in hits[:3] if h.memory.slot == "basic.allergy"]
     assert allergy and "slot" in allergy[0].routes
@@ -132,7 +132,7 @@ def test_a_frozen_fact_the_query_does_not_match_is_not_recalled_for_its_importan
     say(svc, "s1", "I'm allergic to peanuts")
     say(svc, "s2", "我对花生过敏")
     say(svc, "s3", *unrelated_memories(60))
-    (allergy,) = [i for i in store.list_items("acme", "alice") if i.slot == "basic.allergy"]
+    (allergy,) = [i for i in store.memories.page("acme", "alice") if i.slot == "basic.allergy"]
     assert allergy.state is State.FROZEN and allergy.importance == 1.0
     # ten memories name the canoe; past them, weak semantic matches, not the frozen allergy (importance 1,
     # no decay, ×1.3), which the importance and session routes put in the pool with next to no relevance
@@ -148,13 +148,13 @@ def test_recall_updates_access_statistics(store):
     again = recall(svc, "green tea")[0]
     assert (hit.memory.access_count, again.memory.access_count) == (0, 1)
     # heat is batched: in SQL after the host's flush (or with the next change), not on every recall
-    assert store.get_item("acme", "alice", hit.memory.memory_id).access_count == 0
+    assert store.memories.get("acme", "alice", hit.memory.memory_id).access_count == 0
     svc.flush_access()
-    assert store.get_item("acme", "alice", hit.memory.memory_id).access_count == 2
+    assert store.memories.get("acme", "alice", hit.memory.memory_id).access_count == 2
     say(svc, "s1", "I work as a nurse")
     recall(svc, "green tea")
     say(svc, "s2", "I live in Lisbon")  # a write carries the pending heat along
-    assert store.get_item("acme", "alice", hit.memory.memory_id).access_count == 3
+    assert store.memories.get("acme", "alice", hit.memory.memory_id).access_count == 3
 
 
 def test_contradicting_hits_are_flagged_not_resolved(store):
@@ -191,7 +191,7 @@ def test_archive_route_ranks_evicted_items_with_the_active_ones(store):
     svc = service(store, capacities=Capacities(working=5, longterm=5))
     say(svc, "s1", "Yesterday I repaired the old harmonium in the attic")
     say(svc, "s2", *[f"Yesterday I {TOPICS[n]} with my cousin" for n in range(10)])
-    archived = store.find_archived("acme", "alice", limit=50)
+    archived = store.memories.archived("acme", "alice", limit=50)
     assert any("harmonium" in i.content for i in archived)
     hits = recall(svc, "harmonium repair", k=3)
     top = hits[0]
@@ -220,7 +220,7 @@ def test_a_memory_cut_from_a_longer_turn_keeps_the_turn_for_recall(store):
     say(svc, "s1", turn, *[f"Yesterday I {t} downtown" for t in TOPICS])
     allergy = next(i for i in svc.engine.active() if i.slot == "basic.allergy")
     assert allergy.source_text == turn
-    stored = store.get_item("acme", "alice", allergy.memory_id)
+    stored = store.memories.get("acme", "alice", allergy.memory_id)
     assert stored.source_text == allergy.source_text
     # the festival is not in the allergy's own words, only in the turn it was said in
     hits = recall(svc, "harvest festival", k=20)

@@ -29,7 +29,7 @@ def test_a_bulk_import_refreshes_statistics(tmp_path, count, expected):
     url = f"sqlite:///{tmp_path / 'h.db'}"
     store = MemoryStore(url)
     store.create_schema()
-    store.create_tenant("acme")
+    store.tenants.create("acme")
     items = [
         MemoryItem(
             tenant_id="acme",

@@ -33,7 +33,7 @@ def test_profile_digests_are_written_only_when_they_change_and_erased_with_the_u
     assert store.jobs.save_profile_digests("acme", {"alice": {"basic.pet": "cd34"}}, "run-3") == 1
     stored = store.jobs.profile_digests("acme", ["alice", "bob", "carol"])
     assert stored == {"alice": {"basic.pet": "cd34"}, "bob": {}}
-    store.erase_user("acme", "alice", reason="user request")
+    store.erasure.erase_user("acme", "alice", reason="user request")
     assert store.jobs.profile_digests("acme", ["alice"]) == {}
 
 
@@ -69,29 +69,29 @@ def _old_pending(text: str, days: int) -> MemoryItem:
 def test_service_consolidation_commits_archives_and_syncs_only_moved_index_rows(store):
     index = InMemoryIndex(64)
     stale = _old_pending("saw a red car", days=40)
-    store.commit(GateChanges(upserted={stale.memory_id: stale}))
+    store.memories.commit(GateChanges(upserted={stale.memory_id: stale}))
     svc = _service(store, index)
     turn = api.TurnIn(text="I love jazz", dialog_id="d1")
     svc.write_turns(api.WriteTurnsRequest(session_id="s1", turns=[turn]))
     counts = svc.consolidate()
     assert counts["cleared"] == 1
     drain(store, index, 64)
-    assert store.get_item("acme", "alice", stale.memory_id).state is State.ARCHIVED
+    assert store.memories.get("acme", "alice", stale.memory_id).state is State.ARCHIVED
     assert index.search("acme", "alice", HashEmbedder(64).embed_passages(["saw a red car"])[0], 1,
                         layers=frozenset({Layer.ARCHIVE}))[0].memory_id == stale.memory_id
-    assert [e.action for e in store.audit_trail("acme", "alice", stale.memory_id)] == ["archive"]
+    assert [e.action for e in store.audit.events("acme", "alice", stale.memory_id)] == ["archive"]
     assert not any(svc.consolidate().values())
 
 
 def test_service_restores_archived_items_by_id_and_skips_strangers(store):
     index = InMemoryIndex(64)
     stale = _old_pending("saw a red car", days=40)
-    store.commit(GateChanges(upserted={stale.memory_id: stale}))
+    store.memories.commit(GateChanges(upserted={stale.memory_id: stale}))
     svc = _service(store, index)
     svc.consolidate()
     result = svc.restore_archived([stale.memory_id, "m_" + "0" * 32], reason="relevant again")
     assert result == {"restored": [stale.memory_id], "skipped": ["m_" + "0" * 32]}
-    restored = store.get_item("acme", "alice", stale.memory_id)
+    restored = store.memories.get("acme", "alice", stale.memory_id)
     drain(store, index, 64)
     assert restored.layer is Layer.LONGTERM and restored.state is State.PENDING
     assert stale.memory_id in {h.memory_id for h in index.search(

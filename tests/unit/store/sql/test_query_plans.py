@@ -18,7 +18,7 @@ def plans(store: MemoryStore, operation) -> list[str]:
         if statement.lstrip().upper().startswith("SELECT") and "FROM memory_items" in statement:
             seen.append((statement, parameters))
 
-    engine = store._engine
+    engine = store.database._engine
     event.listen(engine, "before_cursor_execute", capture)
     try:
         operation()
@@ -47,10 +47,10 @@ def archived(content: str, slot: str | None = None) -> MemoryItem:
 def test_a_commit_checks_versions_and_tombstones_by_key(store):
     # twenty items: with more values in its IN list, an unguided planner walks the user's rows instead
     stored = [archived(f"memory {n}") for n in range(20)]
-    store.commit(GateChanges(upserted={i.memory_id: i for i in stored}))
+    store.memories.commit(GateChanges(upserted={i.memory_id: i for i in stored}))
     new = archived("I live in Rotterdam")
     changes = GateChanges(upserted={i.memory_id: i for i in [*stored, new]})
-    (versions,) = plans(store, lambda: store.commit(changes))
+    (versions,) = plans(store, lambda: store.memories.commit(changes))
     assert "USING INDEX sqlite_autoindex_memory_items_1 (memory_id=?)" in versions
 
 
@@ -63,5 +63,5 @@ def test_a_commit_checks_versions_and_tombstones_by_key(store):
     ],
 )
 def test_a_restatement_lookup_reads_the_archive_through_its_own_index(store, lookup, index):
-    (plan,) = plans(store, lambda: store.find_archived("acme", "alice", limit=20, **lookup))
+    (plan,) = plans(store, lambda: store.memories.archived("acme", "alice", limit=20, **lookup))
     assert f"USING INDEX {index} " in plan

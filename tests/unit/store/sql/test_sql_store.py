@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from sqlalchemy import create_engine, func, select, text
 
 from actors.core.memory import Alert, AuditEvent, GateChanges, MemoryItem
+from actors.core.tenancy import KeyGrant
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.tables import AuditEventRow, Base, MemoryItemRow, TenantRow, TombstoneRow
-from actors.store.sql.tenants import KeyGrant
 from schemas.enums import AlertKind, AlertStatus, Kind, Layer, Polarity, Source, State
 from schemas.errors import ConcurrentUpdate, InvalidInput, NotFound, StoreUnavailable
 from schemas.ids import InvalidIdentifier, new_memory_id
@@ -39,7 +39,7 @@ def store(store_url):
     memory_store = MemoryStore(store_url)
     memory_store.create_schema()
     for tenant_id in (A, B):
-        memory_store.create_tenant(tenant_id, tenant_id.title())
+        memory_store.tenants.create(tenant_id, tenant_id.title())
     yield memory_store
     memory_store.dispose()
 
@@ -81,7 +81,7 @@ def changes(*items: MemoryItem, events=(), alerts=()) -> GateChanges:
 
 
 def stored(store: MemoryStore, *items: MemoryItem) -> list[MemoryItem]:
-    store.commit(changes(*items, events=[event(i) for i in items]))
+    store.memories.commit(changes(*items, events=[event(i) for i in items]))
     return list(items)
 
 
@@ -150,8 +150,8 @@ def test_every_field_round_trips_with_aware_utc_datetimes(store):
         merged_from=[new_memory_id()],
     )
     expected = original.copy()
-    store.commit(changes(original))
-    loaded = store.get_item(A, ALICE, original.memory_id)
+    store.memories.commit(changes(original))
+    loaded = store.memories.get(A, ALICE, original.memory_id)
     assert loaded == expected
     for name in ("created_at", "updated_at", "last_accessed_at", "frozen_at"):
         assert getattr(loaded, name).utcoffset() == timedelta(0), name
@@ -207,8 +207,8 @@ ITEMS = st.builds(
 @given(original=ITEMS, replacement=ITEMS)
 def test_any_memory_item_round_trips_on_insert_and_update(store, original, replacement):
     expected = original.copy()
-    store.commit(changes(original))
-    loaded = store.get_item(A, original.user_id, original.memory_id)
+    store.memories.commit(changes(original))
+    loaded = store.memories.get(A, original.user_id, original.memory_id)
     assert loaded == expected
 
     replacement.memory_id, replacement.user_id, replacement.version = (
@@ -219,19 +219,19 @@ def test_any_memory_item_round_trips_on_insert_and_update(store, original, repla
     expected = replacement.copy()
     # every upserted item is written and moves the version (the gate upserts only what it changed)
     expected.version = 2
-    store.commit(changes(replacement))
+    store.memories.commit(changes(replacement))
     assert replacement.version == expected.version
-    assert store.get_item(A, original.user_id, original.memory_id) == expected
+    assert store.memories.get(A, original.user_id, original.memory_id) == expected
 
 
 def test_nul_in_content_is_stored_exactly_or_refused(store):
     nul = item(content="before\x00after")
     try:
-        store.commit(changes(nul))
+        store.memories.commit(changes(nul))
     except InvalidInput:  # PostgreSQL text cannot hold NUL: refused, never truncated
-        assert store.count_items(A, ALICE) == 0
+        assert store.memories.count(A, ALICE) == 0
     else:
-        assert store.get_item(A, ALICE, nul.memory_id).content == "before\x00after"
+        assert store.memories.get(A, ALICE, nul.memory_id).content == "before\x00after"
 
 
 # optimistic lock and atomicity
@@ -241,47 +241,47 @@ def test_versions_start_at_one_and_follow_each_update(store):
     (first,) = stored(store, item())
     assert first.version == 1
     first.importance = 0.9
-    store.commit(changes(first))
-    assert first.version == 2 == store.get_item(A, ALICE, first.memory_id).version
+    store.memories.commit(changes(first))
+    assert first.version == 2 == store.memories.get(A, ALICE, first.memory_id).version
 
 
 def test_stale_copy_is_refused_and_nothing_of_its_commit_lands(store):
     (original,) = stored(store, item())
-    winner = store.get_item(A, ALICE, original.memory_id)
-    loser = store.get_item(A, ALICE, original.memory_id)
+    winner = store.memories.get(A, ALICE, original.memory_id)
+    loser = store.memories.get(A, ALICE, original.memory_id)
     winner.content = "I live in Suzhou"
-    store.commit(changes(winner))
+    store.memories.commit(changes(winner))
 
     loser.content = "I live in Ningbo"
     bystander = item(content="I like tea")
     with pytest.raises(ConcurrentUpdate):
-        store.commit(
+        store.memories.commit(
             changes(loser, bystander, events=[event(loser, "update")], alerts=[alert(loser)]),
             request_id="req-1",
             result={"ok": True},
         )
-    assert store.get_item(A, ALICE, original.memory_id).content == "I live in Suzhou"
+    assert store.memories.get(A, ALICE, original.memory_id).content == "I live in Suzhou"
     assert loser.version == 1 and bystander.version == 1  # the caller's copies are untouched too
     with pytest.raises(NotFound):
-        store.get_item(A, ALICE, bystander.memory_id)
-    assert [e.action for e in store.audit_trail(A, ALICE)] == ["create"]
-    assert store.alerts(A, ALICE) == []
-    assert store.applied_result(A, ALICE, "req-1") is None
+        store.memories.get(A, ALICE, bystander.memory_id)
+    assert [e.action for e in store.audit.events(A, ALICE)] == ["create"]
+    assert store.alerts.find(A, ALICE) == []
+    assert store.memories.applied_result(A, ALICE, "req-1") is None
 
 
 def test_two_stores_on_one_database_conflict_like_two_processes(store, second_store):
     (original,) = stored(store, item())
-    mine = store.get_item(A, ALICE, original.memory_id)
-    theirs = second_store.get_item(A, ALICE, original.memory_id)
+    mine = store.memories.get(A, ALICE, original.memory_id)
+    theirs = second_store.memories.get(A, ALICE, original.memory_id)
     theirs.access_count += 1
-    second_store.commit(changes(theirs))
+    second_store.memories.commit(changes(theirs))
     mine.access_count += 1
     with pytest.raises(ConcurrentUpdate):
-        store.commit(changes(mine))
-    reloaded = store.get_item(A, ALICE, original.memory_id)
+        store.memories.commit(changes(mine))
+    reloaded = store.memories.get(A, ALICE, original.memory_id)
     reloaded.access_count += 1
-    store.commit(changes(reloaded))
-    assert second_store.get_item(A, ALICE, original.memory_id).access_count == 2
+    store.memories.commit(changes(reloaded))
+    assert second_store.memories.get(A, ALICE, original.memory_id).access_count == 2
 
 
 def test_a_failure_late_in_the_commit_rolls_back_the_earlier_writes(store):
@@ -291,20 +291,20 @@ def test_a_failure_late_in_the_commit_rolls_back_the_earlier_writes(store):
     # the same memory id under another tenant: the insert collides with B's row
     collision = item(content="overwrite attempt", memory_id=foreign.memory_id)
     with pytest.raises(ConcurrentUpdate):
-        store.commit(changes(mine, collision, events=[event(mine, "update")]))
-    assert store.get_item(A, ALICE, mine.memory_id).content == "I live in Hangzhou"
-    assert store.get_item(B, ALICE, foreign.memory_id).content == "beta's secret"
-    assert len(store.audit_trail(A, ALICE)) == 1
+        store.memories.commit(changes(mine, collision, events=[event(mine, "update")]))
+    assert store.memories.get(A, ALICE, mine.memory_id).content == "I live in Hangzhou"
+    assert store.memories.get(B, ALICE, foreign.memory_id).content == "beta's secret"
+    assert len(store.audit.events(A, ALICE)) == 1
 
 
 def test_commit_rejects_change_sets_spanning_users_and_unknown_tenants(store):
     with pytest.raises(InvalidInput):
-        store.commit(changes(item(user_id=ALICE), item(user_id=BOB)))
+        store.memories.commit(changes(item(user_id=ALICE), item(user_id=BOB)))
     with pytest.raises(NotFound):
-        store.commit(changes(item(tenant_id="ghost")))
+        store.memories.commit(changes(item(tenant_id="ghost")))
     with pytest.raises(InvalidIdentifier):
-        store.commit(changes(item(user_id="bad user")))
-    assert store.count_items(A, ALICE) == store.count_items(A, BOB) == 0
+        store.memories.commit(changes(item(user_id="bad user")))
+    assert store.memories.count(A, ALICE) == store.memories.count(A, BOB) == 0
 
 
 # scoping
@@ -314,26 +314,26 @@ def test_no_read_or_write_crosses_tenant_or_user(store):
     archived = item(content="old address", layer=Layer.ARCHIVE, state=State.ARCHIVED, slot="basic.residence")
     (active,) = stored(store, item(slot="basic.residence"))
     stored(store, archived)
-    store.commit(changes(alerts=[alert(active)]), request_id="r1", result={"n": 1})
-    store.save_session_snapshot(A, ALICE, "s1", "context")
+    store.memories.commit(changes(alerts=[alert(active)]), request_id="r1", result={"n": 1})
+    store.snapshots.save(A, ALICE, "s1", "context")
 
     for tenant_id, user_id in ((B, ALICE), (A, BOB)):
-        assert store.load_active(tenant_id, user_id) == []
-        assert store.list_items(tenant_id, user_id) == []
-        assert store.count_items(tenant_id, user_id) == 0
-        assert store.find_archived(tenant_id, user_id, slot="basic.residence") == []
-        assert store.find_archived(tenant_id, user_id, content_hash=archived.content_hash) == []
-        assert store.audit_trail(tenant_id, user_id, active.memory_id) == []
-        assert store.alerts(tenant_id, user_id, status=None) == []
-        assert store.applied_result(tenant_id, user_id, "r1") is None
-        assert store.session_snapshot(tenant_id, user_id, "s1") is None
+        assert store.memories.load_active(tenant_id, user_id) == []
+        assert store.memories.page(tenant_id, user_id) == []
+        assert store.memories.count(tenant_id, user_id) == 0
+        assert store.memories.archived(tenant_id, user_id, slot="basic.residence") == []
+        assert store.memories.archived(tenant_id, user_id, content_hash=archived.content_hash) == []
+        assert store.audit.events(tenant_id, user_id, active.memory_id) == []
+        assert store.alerts.find(tenant_id, user_id, status=None) == []
+        assert store.memories.applied_result(tenant_id, user_id, "r1") is None
+        assert store.snapshots.get(tenant_id, user_id, "s1") is None
         with pytest.raises(NotFound):
-            store.get_item(tenant_id, user_id, active.memory_id)
+            store.memories.get(tenant_id, user_id, active.memory_id)
         with pytest.raises(NotFound):
-            store.forget_item(tenant_id, user_id, active.memory_id, reason="r", actor="user")
-        assert store.erase_user(tenant_id, user_id, reason="r") == 0
-    assert store.alerts(B) == [] and store.users(B) == []
-    assert store.count_items(A, ALICE) == 2 and len(store.alerts(A, ALICE)) == 1
+            store.erasure.forget_item(tenant_id, user_id, active.memory_id, reason="r", actor="user")
+        assert store.erasure.erase_user(tenant_id, user_id, reason="r") == 0
+    assert store.alerts.find(B) == [] and store.memories.users(B) == []
+    assert store.memories.count(A, ALICE) == 2 and len(store.alerts.find(A, ALICE)) == 1
 
 
 def test_queries_filter_order_and_page(store):
@@ -353,31 +353,31 @@ def test_queries_filter_order_and_page(store):
     stored(store, *working, *archived, expired)
     stored(store, item(user_id=BOB))
 
-    assert {i.memory_id for i in store.load_active(A, ALICE)} == {i.memory_id for i in working}
-    pages = [store.list_items(A, ALICE, layers=[Layer.WORKING], limit=2, offset=o) for o in (0, 2, 4)]
+    assert {i.memory_id for i in store.memories.load_active(A, ALICE)} == {i.memory_id for i in working}
+    pages = [store.memories.page(A, ALICE, layers=[Layer.WORKING], limit=2, offset=o) for o in (0, 2, 4)]
     assert [i.content for page in pages for i in page] == [f"note {n}" for n in range(4, -1, -1)]
-    assert store.count_items(A, ALICE) == 9
-    assert store.count_items(A, ALICE, layers=[Layer.ARCHIVE], states=[State.ARCHIVED]) == 3
-    assert store.count_items(A, ALICE, states=[State.EXPIRED]) == 1
-    assert [i.content for i in store.find_archived(A, ALICE, slot="basic.residence")] == [
+    assert store.memories.count(A, ALICE) == 9
+    assert store.memories.count(A, ALICE, layers=[Layer.ARCHIVE], states=[State.ARCHIVED]) == 3
+    assert store.memories.count(A, ALICE, states=[State.EXPIRED]) == 1
+    assert [i.content for i in store.memories.archived(A, ALICE, slot="basic.residence")] == [
         "old 2",
         "old 1",
         "old 0",
     ]
-    assert [i.content for i in store.find_archived(A, ALICE, content_hash=archived[1].content_hash)] == [
+    assert [i.content for i in store.memories.archived(A, ALICE, content_hash=archived[1].content_hash)] == [
         "old 1"
     ]
-    assert store.find_archived(A, ALICE, content_hash=working[0].content_hash) == []
-    assert store.users(A) == [ALICE, BOB]
+    assert store.memories.archived(A, ALICE, content_hash=working[0].content_hash) == []
+    assert store.memories.users(A) == [ALICE, BOB]
 
 
 # tenants and keys
 
 
 def test_api_keys_are_hashed_and_authenticate_only_their_tenant(store):
-    key = store.create_tenant("acme_eu", "Acme EU")
+    key = store.tenants.create("acme_eu", "Acme EU")
     assert key.startswith("hm_acme_eu_")
-    assert store.authenticate(key) == KeyGrant("acme_eu")
+    assert store.keys.authenticate(key) == KeyGrant("acme_eu")
     engine = create_engine(store.url)
     with engine.connect() as connection:
         digest = connection.scalar(select(TenantRow.api_key_hash).where(TenantRow.tenant_id == "acme_eu"))
@@ -392,69 +392,72 @@ def test_api_keys_are_hashed_and_authenticate_only_their_tenant(store):
         "",
         "nonsense",
     ):
-        assert store.authenticate(forged) is None, forged
-    rotated = store.rotate_key("acme_eu")
-    assert store.authenticate(rotated) == KeyGrant("acme_eu") and store.authenticate(key) is None
+        assert store.keys.authenticate(forged) is None, forged
+    rotated = store.keys.rotate("acme_eu")
+    assert store.keys.authenticate(rotated) == KeyGrant("acme_eu") and store.keys.authenticate(key) is None
     with pytest.raises(NotFound):
-        store.rotate_key("ghost")
+        store.keys.rotate("ghost")
 
 
 def test_rotation_keeps_the_old_key_during_its_overlap_only(store):
-    old = store.create_tenant("acme_eu")
-    new = store.rotate_key("acme_eu", overlap_seconds=600)
-    assert store.authenticate(old) == store.authenticate(new) == KeyGrant("acme_eu")
-    (previous,) = store.api_keys("acme_eu")
+    old = store.tenants.create("acme_eu")
+    new = store.keys.rotate("acme_eu", overlap_seconds=600)
+    assert store.keys.authenticate(old) == store.keys.authenticate(new) == KeyGrant("acme_eu")
+    (previous,) = store.keys.of_tenant("acme_eu")
     assert previous.user_id is None and previous.expires_at is not None
-    store.revoke_key("acme_eu", previous.key_id)
-    assert store.authenticate(old) is None and store.authenticate(new) == KeyGrant("acme_eu")
-    assert store.api_keys("acme_eu") == [] and len(store.api_keys("acme_eu", include_expired=True)) == 1
+    store.keys.revoke("acme_eu", previous.key_id)
+    assert store.keys.authenticate(old) is None and store.keys.authenticate(new) == KeyGrant("acme_eu")
+    assert (
+        store.keys.of_tenant("acme_eu") == []
+        and len(store.keys.of_tenant("acme_eu", include_expired=True)) == 1
+    )
     with pytest.raises(InvalidInput):
-        store.rotate_key("acme_eu", overlap_seconds=-1)
+        store.keys.rotate("acme_eu", overlap_seconds=-1)
 
 
 def test_a_user_key_reaches_its_user_of_its_tenant_until_revoked(store):
-    store.create_tenant("acme_eu")
-    other_key = store.create_tenant("globex")
-    info, key = store.mint_user_key("acme_eu", ALICE, label="alice's agent")
+    store.tenants.create("acme_eu")
+    other_key = store.tenants.create("globex")
+    info, key = store.keys.mint_user_key("acme_eu", ALICE, label="alice's agent")
     assert key.startswith("hm_acme_eu_") and info.user_id == ALICE and info.expires_at is None
-    assert store.authenticate(key) == KeyGrant("acme_eu", ALICE)
+    assert store.keys.authenticate(key) == KeyGrant("acme_eu", ALICE)
     secret = key.rsplit("_", 1)[1]
-    assert store.authenticate(f"hm_globex_{secret}") is None  # a key is its tenant's only
-    assert store.authenticate(other_key) == KeyGrant("globex")
+    assert store.keys.authenticate(f"hm_globex_{secret}") is None  # a key is its tenant's only
+    assert store.keys.authenticate(other_key) == KeyGrant("globex")
     with pytest.raises(NotFound):
-        store.revoke_key("globex", info.key_id)  # another tenant cannot revoke it
-    assert store.authenticate(key) == KeyGrant("acme_eu", ALICE)
-    graced = store.revoke_key("acme_eu", info.key_id, grace_seconds=600)
-    assert graced.expires_at is not None and store.authenticate(key) == KeyGrant("acme_eu", ALICE)
-    store.revoke_key("acme_eu", info.key_id)
-    assert store.authenticate(key) is None
-    assert store.revoke_key("acme_eu", info.key_id, grace_seconds=600).expires_at <= datetime.now(UTC)
+        store.keys.revoke("globex", info.key_id)  # another tenant cannot revoke it
+    assert store.keys.authenticate(key) == KeyGrant("acme_eu", ALICE)
+    graced = store.keys.revoke("acme_eu", info.key_id, grace_seconds=600)
+    assert graced.expires_at is not None and store.keys.authenticate(key) == KeyGrant("acme_eu", ALICE)
+    store.keys.revoke("acme_eu", info.key_id)
+    assert store.keys.authenticate(key) is None
+    assert store.keys.revoke("acme_eu", info.key_id, grace_seconds=600).expires_at <= datetime.now(UTC)
     with pytest.raises(InvalidIdentifier):
-        store.mint_user_key("acme_eu", "bad id")
+        store.keys.mint_user_key("acme_eu", "bad id")
     with pytest.raises(NotFound):
-        store.mint_user_key("ghost", ALICE)
+        store.keys.mint_user_key("ghost", ALICE)
 
 
 def test_tenant_creation_validates_and_refuses_duplicates(store):
     with pytest.raises(InvalidInput):
-        store.create_tenant(A)
+        store.tenants.create(A)
     with pytest.raises(InvalidIdentifier):
-        store.create_tenant("bad-tenant!")
+        store.tenants.create("bad-tenant!")
 
 
 def test_tenant_policy_is_the_service_default_unless_overridden(store, store_url):
     custom = GatePolicy(capacities=Capacities(working=5, core=3), write_threshold=0.4)
-    store.create_tenant("custom", policy=custom, group_profile_consent=True)
-    assert store.tenant_policy("custom") == custom
-    assert store.tenant_policy(A) == GatePolicy()
-    assert store.group_profile_consent("custom") and not store.group_profile_consent(A)
-    assert store.tenant_ids() == [A, B, "custom"]
+    store.tenants.create("custom", policy=custom, group_profile_consent=True)
+    assert store.tenants.policy("custom") == custom
+    assert store.tenants.policy(A) == GatePolicy()
+    assert store.tenants.group_profile_consent("custom") and not store.tenants.group_profile_consent(A)
+    assert store.tenants.ids() == [A, B, "custom"]
     with pytest.raises(NotFound):
-        store.tenant_policy("ghost")
+        store.tenants.policy("ghost")
 
     service_default = GatePolicy(capacities=Capacities(working=7))
     configured = MemoryStore(store_url, default_policy=service_default)
-    assert configured.tenant_policy(A) == service_default and configured.tenant_policy("custom") == custom
+    assert configured.tenants.policy(A) == service_default and configured.tenants.policy("custom") == custom
     configured.dispose()
 
 
@@ -462,18 +465,18 @@ def test_from_settings_defaults_to_sqlite_under_home(tmp_path):
     settings = HermesSettings(home=tmp_path / "new-home", sql_url="", policy=GatePolicy(top_k=3))
     from_settings = MemoryStore.from_settings(settings)
     from_settings.create_schema()
-    from_settings.create_tenant(A)
+    from_settings.tenants.create(A)
     assert (tmp_path / "new-home" / "hermes.db").exists()
-    assert from_settings.tenant_policy(A).top_k == 3
+    assert from_settings.tenants.policy(A).top_k == 3
     from_settings.dispose()
 
 
 def test_in_memory_sqlite_works_for_quick_use():
     memory_store = MemoryStore("sqlite://")
     memory_store.create_schema()
-    memory_store.create_tenant(A)
+    memory_store.tenants.create(A)
     stored(memory_store, item())
-    assert memory_store.count_items(A, ALICE) == 1
+    assert memory_store.memories.count(A, ALICE) == 1
     memory_store.dispose()
 
 
@@ -482,7 +485,7 @@ def test_unreachable_database_raises_store_unavailable(tmp_path):
     with pytest.raises(StoreUnavailable):
         missing.create_schema()
     with pytest.raises(StoreUnavailable):
-        missing.load_active(A, ALICE)
+        missing.memories.load_active(A, ALICE)
 
 
 # requests, alerts, snapshots
@@ -490,48 +493,50 @@ def test_unreachable_database_raises_store_unavailable(tmp_path):
 
 def test_applied_requests_are_recorded_once(store):
     first = item()
-    store.commit(
+    store.memories.commit(
         changes(first, events=[event(first)]), request_id="req-7", result={"memory_id": first.memory_id}
     )
-    assert store.applied_result(A, ALICE, "req-7") == {"memory_id": first.memory_id}
+    assert store.memories.applied_result(A, ALICE, "req-7") == {"memory_id": first.memory_id}
     retry = item(content="the retry recomputed something else")
     with pytest.raises(ConcurrentUpdate):
-        store.commit(changes(retry, events=[event(retry)]), request_id="req-7", result={"other": 1})
-    assert store.count_items(A, ALICE) == 1
-    assert store.applied_result(A, ALICE, "req-7") == {"memory_id": first.memory_id}
+        store.memories.commit(changes(retry, events=[event(retry)]), request_id="req-7", result={"other": 1})
+    assert store.memories.count(A, ALICE) == 1
+    assert store.memories.applied_result(A, ALICE, "req-7") == {"memory_id": first.memory_id}
 
-    store.commit(GateChanges(), request_id="req-8", result={"ignored": 1}, tenant_id=A, user_id=ALICE)
-    assert store.applied_result(A, ALICE, "req-8") == {"ignored": 1}
-    store.commit(GateChanges(), request_id="req-9", result={"ignored": 1})  # whose? unknown: not recorded
-    assert store.applied_result(A, ALICE, "req-9") is None
+    store.memories.commit(
+        GateChanges(), request_id="req-8", result={"ignored": 1}, tenant_id=A, user_id=ALICE
+    )
+    assert store.memories.applied_result(A, ALICE, "req-8") == {"ignored": 1}
+    store.memories.commit(
+        GateChanges(), request_id="req-9", result={"ignored": 1}
+    )  # whose? unknown: not recorded
+    assert store.memories.applied_result(A, ALICE, "req-9") is None
 
 
 def test_alerts_list_and_resolve_through_commit(store):
     (target,) = stored(store, item())
     older, newer = alert(target), alert(target)
     older.created_at -= timedelta(minutes=1)
-    store.commit(changes(alerts=[older, newer]))
-    assert [a.alert_id for a in store.alerts(A, ALICE)] == [newer.alert_id, older.alert_id]
+    store.memories.commit(changes(alerts=[older, newer]))
+    assert [a.alert_id for a in store.alerts.find(A, ALICE)] == [newer.alert_id, older.alert_id]
     older.status = AlertStatus.RESOLVED
-    store.commit(changes(alerts=[older]))
-    assert [a.alert_id for a in store.alerts(A)] == [newer.alert_id]
-    assert [a.alert_id for a in store.alerts(A, ALICE, AlertStatus.RESOLVED)] == [older.alert_id]
+    store.memories.commit(changes(alerts=[older]))
+    assert [a.alert_id for a in store.alerts.find(A)] == [newer.alert_id]
+    assert [a.alert_id for a in store.alerts.find(A, ALICE, AlertStatus.RESOLVED)] == [older.alert_id]
     newer.status = AlertStatus.RESOLVED
-    store.commit(changes(alerts=[newer]))
-    assert store.alerts(A, ALICE) == [] and len(store.alerts(A, ALICE, status=None)) == 2
+    store.memories.commit(changes(alerts=[newer]))
+    assert store.alerts.find(A, ALICE) == [] and len(store.alerts.find(A, ALICE, status=None)) == 2
 
 
 def test_session_snapshot_first_writer_wins_even_under_races(store):
-    assert store.session_snapshot(A, ALICE, "s1") is None
-    assert store.save_session_snapshot(A, ALICE, "s1", "first ✓") == "first ✓"
-    assert store.save_session_snapshot(A, ALICE, "s1", "second") == "first ✓"
-    assert store.session_snapshot(A, ALICE, "s1") == "first ✓"
+    assert store.snapshots.get(A, ALICE, "s1") is None
+    assert store.snapshots.save(A, ALICE, "s1", "first ✓") == "first ✓"
+    assert store.snapshots.save(A, ALICE, "s1", "second") == "first ✓"
+    assert store.snapshots.get(A, ALICE, "s1") == "first ✓"
 
     results: list[str] = []
     writers = [
-        threading.Thread(
-            target=lambda n=n: results.append(store.save_session_snapshot(A, ALICE, "s2", f"w{n}"))
-        )
+        threading.Thread(target=lambda n=n: results.append(store.snapshots.save(A, ALICE, "s2", f"w{n}")))
         for n in range(6)
     ]
     for writer in writers:
@@ -539,9 +544,9 @@ def test_session_snapshot_first_writer_wins_even_under_races(store):
     for writer in writers:
         writer.join()
     assert len(results) == 6 and len(set(results)) == 1
-    assert store.session_snapshot(A, ALICE, "s2") == results[0]
+    assert store.snapshots.get(A, ALICE, "s2") == results[0]
     with pytest.raises(NotFound):
-        store.save_session_snapshot("ghost", ALICE, "s1", "x")
+        store.snapshots.save("ghost", ALICE, "s1", "x")
 
 
 # forgetting
@@ -551,63 +556,67 @@ def test_forget_item_deletes_scrubs_and_leaves_a_tombstone(store):
     secret, kept = item(content="my pin is in the drawer"), item(content="I like tea")
     stored(store, secret, kept)
     secret.importance = 0.9
-    store.commit(changes(secret, events=[event(secret, "update")], alerts=[alert(secret)]))
-    store.save_session_snapshot(A, ALICE, "s1", "…my pin is in the drawer…")
+    store.memories.commit(changes(secret, events=[event(secret, "update")], alerts=[alert(secret)]))
+    store.snapshots.save(A, ALICE, "s1", "…my pin is in the drawer…")
 
-    store.forget_item(A, ALICE, secret.memory_id, reason="user request", actor="user")
+    store.erasure.forget_item(A, ALICE, secret.memory_id, reason="user request", actor="user")
 
     with pytest.raises(NotFound):
-        store.get_item(A, ALICE, secret.memory_id)
-    trail = store.audit_trail(A, ALICE, secret.memory_id)
+        store.memories.get(A, ALICE, secret.memory_id)
+    trail = store.audit.events(A, ALICE, secret.memory_id)
     assert [e.action for e in trail] == ["forget", "update", "create"]
     assert all("drawer" not in repr((e.before, e.after)) for e in trail)
     assert trail[0].before == {"redacted": True} and trail[0].actor == "user"
     assert all(e.after == {"redacted": True} for e in trail[1:])
-    assert store.audit_trail(A, ALICE, kept.memory_id)[0].after["content"] == "I like tea"
-    assert store.alerts(A, ALICE, status=None) == []
-    assert store.session_snapshot(A, ALICE, "s1") is None
+    assert store.audit.events(A, ALICE, kept.memory_id)[0].after["content"] == "I like tea"
+    assert store.alerts.find(A, ALICE, status=None) == []
+    assert store.snapshots.get(A, ALICE, "s1") is None
     assert count_rows(store, TombstoneRow, memory_id=secret.memory_id) == 1
     with pytest.raises(ConcurrentUpdate):  # a stale copy cannot bring it back
-        store.commit(changes(secret))
+        store.memories.commit(changes(secret))
     with pytest.raises(NotFound):
-        store.forget_item(A, ALICE, secret.memory_id, reason="again", actor="user")
+        store.erasure.forget_item(A, ALICE, secret.memory_id, reason="again", actor="user")
 
 
 def test_erase_user_removes_everything_but_one_tombstone(store):
     items = stored(store, item(), item(content="I like tea"))
     items[0].importance = 0.2
-    store.commit(changes(items[0]))  # this copy is now at version 2, as the user's actor would hold it
-    store.commit(changes(alerts=[alert(items[0])]), request_id="r1", result={})
-    store.save_session_snapshot(A, ALICE, "s1", "context")
-    store.forget_item(A, ALICE, items[1].memory_id, reason="first", actor="user")
+    store.memories.commit(
+        changes(items[0])
+    )  # this copy is now at version 2, as the user's actor would hold it
+    store.memories.commit(changes(alerts=[alert(items[0])]), request_id="r1", result={})
+    store.snapshots.save(A, ALICE, "s1", "context")
+    store.erasure.forget_item(A, ALICE, items[1].memory_id, reason="first", actor="user")
     (bobs,) = stored(store, item(user_id=BOB))
 
-    assert store.erase_user(A, ALICE, reason="account deleted") == 1
+    assert store.erasure.erase_user(A, ALICE, reason="account deleted") == 1
 
-    assert store.count_items(A, ALICE) == 0 and store.users(A) == [BOB]
-    assert store.audit_trail(A, ALICE) == [] and store.alerts(A, ALICE, status=None) == []
-    assert store.applied_result(A, ALICE, "r1") is None and store.session_snapshot(A, ALICE, "s1") is None
+    assert store.memories.count(A, ALICE) == 0 and store.memories.users(A) == [BOB]
+    assert store.audit.events(A, ALICE) == [] and store.alerts.find(A, ALICE, status=None) == []
+    assert (
+        store.memories.applied_result(A, ALICE, "r1") is None and store.snapshots.get(A, ALICE, "s1") is None
+    )
     assert count_rows(store, TombstoneRow, tenant_id=A, user_id=ALICE) == 1
     assert count_rows(store, AuditEventRow, tenant_id=A, user_id=ALICE) == 0
-    assert store.get_item(A, BOB, bobs.memory_id).content == bobs.content
+    assert store.memories.get(A, BOB, bobs.memory_id).content == bobs.content
 
     items[0].importance = 0.1
     with pytest.raises(ConcurrentUpdate):
-        store.commit(changes(items[0]))
+        store.memories.commit(changes(items[0]))
     stored(store, item(content="a fresh start"))  # the user may come back
-    assert [i.content for i in store.load_active(A, ALICE)] == ["a fresh start"]
+    assert [i.content for i in store.memories.load_active(A, ALICE)] == ["a fresh start"]
 
 
 def test_an_update_of_an_item_that_carries_no_vector_keeps_the_stored_one(store):
     """A resident user's items drop their vectors once recall's rows hold them: updating such an item (its
     heat, its state) must not erase the vector SQL keeps; one that carries a vector replaces it."""
     stored = item(embedding=b"\x01" * 16)
-    store.commit(changes(stored))
+    store.memories.commit(changes(stored))
     stored.embedding = None
     stored.access_count = 3
-    store.commit(changes(stored))
-    again = store.get_item(A, ALICE, stored.memory_id)
+    store.memories.commit(changes(stored))
+    again = store.memories.get(A, ALICE, stored.memory_id)
     assert again.embedding == b"\x01" * 16 and again.access_count == 3
     again.embedding = b"\x02" * 16
-    store.commit(changes(again))
-    assert store.get_item(A, ALICE, stored.memory_id).embedding == b"\x02" * 16
+    store.memories.commit(changes(again))
+    assert store.memories.get(A, ALICE, stored.memory_id).embedding == b"\x02" * 16

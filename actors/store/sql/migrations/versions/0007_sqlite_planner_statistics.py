@@ -6,7 +6,7 @@ Without statistics SQLite's planner picks the index that matches the most equali
 whole history, 3.4 and 2.5 ms for a user of 3,600 items, against 0.02 ms by the primary key and the content
 hash index. A new database gets statistics describing the store at scale (SQLite's documented way to fix
 plans: rows written to ``sqlite_stat1``); a database that already holds items is analyzed instead, and a
-bulk import analyzes again (``MemoryStore.refresh_statistics``). PostgreSQL keeps its own statistics.
+bulk import analyzes again (``Database.refresh_statistics``). PostgreSQL keeps its own statistics.
 
 Revision ID: 0007
 Revises: 0006
