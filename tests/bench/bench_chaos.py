@@ -1,0 +1,364 @@
+"""What one crashed process costs: the time until every call answers again, and whether anything
+acknowledged was lost (issue 35). A benchmark that prints figures, not a test.
+
+The stack is started as a user starts it (``hermes-memory up --detach``, from ``--tree``: this checkout by
+default, or e.g. a worktree of main) on a private home and port; only its own processes are killed, found
+through its own Ray cluster (``tests.stack.stack_processes``), by SIGKILL.
+
+* ``table``: each process of the stack killed once, in turn (the ingress replica, a user host, the host pool,
+  the Serve controller, the milvus-lite server; with ``--postgres`` the stack runs on PostgreSQL and the
+  server is restarted under it). After each kill, probe rounds (a write and a recall for every probe user)
+  run back to back; the figure is the seconds from the kill until a whole round answers 200, with every
+  other answer met meanwhile (a 503 counts only when it carries ``Retry-After``; a timeout is a hang).
+* ``chaos``: ``--clients`` clients write (each write resent with its ``Idempotency-Key`` until a 200) and
+  recall while a killer SIGKILLs a random process of the stack every ``--every`` seconds, for
+  ``--minutes``. Then every acknowledged write is looked up in SQL: lost (an acknowledged memory missing),
+  duplicated (a dialog stored twice); and from the calls' timeline: the longest stretch in which no call
+  succeeded, and the p95 over the kills of the time until both a write and a recall sent after the kill
+  succeeded.
+
+The load average is printed with each figure.
+
+    .venv/bin/python tests/bench/bench_chaos.py table
+    .venv/bin/python tests/bench/bench_chaos.py table --roles ingress --tree /tmp/base-main    # main's code
+    .venv/bin/python tests/bench/bench_chaos.py table --postgres --roles postgres
+    flock /tmp/hermes-bench.lock .venv/bin/python tests/bench/bench_chaos.py chaos --minutes 5 --every 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from tests.bench.bench_hosts import stack  # noqa: E402
+from tests.bench.loadgen import percentile  # noqa: E402
+from tests.stack.stack_processes import ROLES, stack_processes  # noqa: E402
+from tests.stack.trust_stack import fact_text  # noqa: E402
+
+POSTGRES_ROLE = "postgres"
+POSTGRES_RESTART = ["pg_ctlcluster", "--skip-systemctl-redirect", "15", "main", "restart"]
+POSTGRES_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+#: a call taking longer than this is a hang, not a slow answer
+CALL_TIMEOUT_S = 30.0
+
+
+def load() -> str:
+    return "load average %.2f %.2f %.2f" % os.getloadavg()
+
+
+def say(line: str) -> None:
+    print(line, flush=True)
+
+
+# ------------------------------------------------------------------------------------------------ calls
+
+
+@dataclass
+class Call:
+    op: str
+    started: float
+    ended: float
+    outcome: str  # "200", "503+Retry-After", "503", "500", ..., or the exception's name
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "200"
+
+
+def outcome_of(response: httpx.Response) -> str:
+    if response.status_code == 503 and "retry-after" in response.headers:
+        return "503+Retry-After"
+    return str(response.status_code)
+
+
+class Client:
+    """Writes and recalls of one tenant's users; every call's outcome goes to ``calls``."""
+
+    def __init__(self, http: httpx.AsyncClient, key: str, calls: list[Call]):
+        self.http = http
+        self.key = key
+        self.calls = calls
+
+    async def _send(self, op: str, path: str, body: dict, headers: dict[str, str]) -> httpx.Response | None:
+        started = time.monotonic()
+        try:
+            response = await self.http.post(path, json=body, headers={"X-API-Key": self.key, **headers})
+            outcome = outcome_of(response)
+        except httpx.HTTPError as exc:
+            response, outcome = None, type(exc).__name__
+        self.calls.append(Call(op, started, time.monotonic(), outcome))
+        return response
+
+    async def write_once(self, user: str, n: int, idempotency_key: str) -> httpx.Response | None:
+        body = {"session_id": f"s{n % 3}", "turns": [{"text": fact_text(n), "dialog_id": f"d{n}"}]}
+        return await self._send("write", f"/v1/users/{user}/turns", body, {"Idempotency-Key": idempotency_key})
+
+    async def recall_once(self, user: str, n: int) -> httpx.Response | None:
+        return await self._send("recall", f"/v1/users/{user}/recall", {"query": f"which locker {n}?"}, {})
+
+
+# ------------------------------------------------------------------------------------------------ kills
+
+
+def kill_role(home: Path, role: str, rng: random.Random) -> str:
+    """SIGKILL one process of ``role`` of the stack at ``home`` (or restart PostgreSQL); what was killed."""
+    if role == POSTGRES_ROLE:
+        subprocess.run(POSTGRES_RESTART, check=True, capture_output=True, timeout=120)
+        return "postgresql (restarted)"
+    candidates = [p for p in stack_processes(home) if p.role == role]
+    if not candidates:
+        return f"{role}: none running"
+    victim = rng.choice(candidates)
+    os.kill(victim.pid, 9)
+    return f"{victim.role} {victim.name} pid {victim.pid}"
+
+
+# ------------------------------------------------------------------------------------------------ table
+
+
+async def probe_round(client: Client, users: list[str], serial: int) -> list[str]:
+    first = len(client.calls)
+    for user in users:
+        await client.write_once(user, serial, f"probe-{uuid.uuid4().hex}")
+        await client.recall_once(user, serial)
+    return [call.outcome for call in client.calls[first:]]
+
+
+async def time_to_recover(
+    base_url: str, key: str, home: Path, role: str, users: list[str], bound: float, rng: random.Random
+) -> tuple[float | None, Counter[str], str]:
+    """(seconds from the kill until a whole probe round answers 200 — None past ``bound`` —, the outcomes
+    met meanwhile, what was killed)."""
+    calls: list[Call] = []
+    async with httpx.AsyncClient(base_url=base_url, timeout=CALL_TIMEOUT_S) as http:
+        client = Client(http, key, calls)
+        serial = 0
+        while set(await probe_round(client, users, serial)) != {"200"}:  # warm: every user resident
+            serial += 1
+            await asyncio.sleep(1)
+        killed = await asyncio.to_thread(kill_role, home, role, rng)
+        kill_time = time.monotonic()
+        calls.clear()
+        while time.monotonic() - kill_time < bound:
+            serial += 1
+            if set(await probe_round(client, users, serial)) == {"200"}:
+                return calls[-1].ended - kill_time, Counter(c.outcome for c in calls), killed
+            await asyncio.sleep(0.1)  # a refused connection returns at once: no busy loop
+        return None, Counter(c.outcome for c in calls), killed
+
+
+def run_table(args: argparse.Namespace) -> None:
+    rng = random.Random(args.seed)
+    env = stack_env(args)
+    with tempfile.TemporaryDirectory(prefix="hermes-chaos-") as home_dir, stack(
+        args.tree, Path(home_dir), env, say
+    ) as (base_url, key, _pid):
+        home = Path(home_dir)
+        users = [f"probe{i}" for i in range(args.users)]
+        say(f"tree {args.tree}, {len(users)} probe users, bound {args.bound:.0f} s; {load()}")
+        say("| process killed | every call answers 200 again after | outcomes meanwhile | load |")
+        say("|---|---|---|---|")
+        for role in args.roles:
+            seconds, outcomes, killed = asyncio.run(
+                time_to_recover(base_url, key, home, role, users, args.bound, rng)
+            )
+            figure = f"{seconds:.1f} s" if seconds is not None else f"> {args.bound:.0f} s"
+            met = ", ".join(f"{name} ×{count}" for name, count in outcomes.most_common())
+            say(f"| {killed} | {figure} | {met} | {load()} |")
+
+
+# ------------------------------------------------------------------------------------------------ chaos
+
+
+@dataclass
+class Acked:
+    user: str
+    dialog_id: str
+    memory_ids: list[str]
+
+
+@dataclass
+class ChaosLog:
+    calls: list[Call] = field(default_factory=list)
+    acks: list[Acked] = field(default_factory=list)
+    kills: list[tuple[float, str]] = field(default_factory=list)
+    abandoned: int = 0
+
+
+async def chaos_client(
+    client: Client, user: str, log: ChaosLog, stop_at: float, rng: random.Random
+) -> None:
+    n = 0
+    while time.monotonic() < stop_at:
+        n += 1
+        key = f"{user}-w{n}"
+        give_up = time.monotonic() + 300  # a write keeps its key until acknowledged, past the stop
+        while True:
+            response = await client.write_once(user, n, key)
+            if response is not None and response.status_code == 200:
+                ids = [o["memory_id"] for o in response.json()["outcomes"]]
+                log.acks.append(Acked(user, f"d{n}", ids))
+                break
+            if time.monotonic() > give_up:
+                log.abandoned += 1
+                break
+            await asyncio.sleep(retry_delay(response))
+        await client.recall_once(user, rng.randrange(n + 1))
+
+
+def retry_delay(response: httpx.Response | None) -> float:
+    """Honour ``Retry-After`` (capped at 1 s, so recovery is seen when it happens); else 0.2 s."""
+    if response is not None and "retry-after" in response.headers:
+        return min(1.0, float(response.headers["retry-after"]))
+    return 0.2
+
+
+async def killer(home: Path, roles: list[str], every: float, stop_at: float, log: ChaosLog, rng) -> None:
+    while time.monotonic() + every < stop_at:
+        await asyncio.sleep(every)
+        role = rng.choice(roles)
+        killed = await asyncio.to_thread(kill_role, home, role, rng)
+        log.kills.append((time.monotonic(), killed))
+        say(f"  {time.monotonic() - log.kills[0][0]:6.1f} s  killed {killed}")
+
+
+async def chaos(base_url: str, key: str, home: Path, args: argparse.Namespace) -> ChaosLog:
+    rng = random.Random(args.seed)
+    log = ChaosLog()
+    stop_at = time.monotonic() + args.minutes * 60
+    limits = httpx.Limits(max_connections=args.clients * 2)
+    async with httpx.AsyncClient(base_url=base_url, timeout=CALL_TIMEOUT_S, limits=limits) as http:
+        client = Client(http, key, log.calls)
+        users = [f"chaos{i}" for i in range(args.clients)]
+        await asyncio.gather(
+            killer(home, args.roles, args.every, stop_at, log, rng),
+            *(chaos_client(client, user, log, stop_at, random.Random(i)) for i, user in enumerate(users)),
+        )
+    return log
+
+
+def longest_unavailability(calls: list[Call]) -> float:
+    """The longest stretch from a failed call's start to the next success of any call."""
+    longest, down_since = 0.0, None
+    for call in sorted(calls, key=lambda c: c.ended):
+        if not call.ok and down_since is None:
+            down_since = call.started
+        elif call.ok and down_since is not None:
+            longest, down_since = max(longest, call.ended - down_since), None
+    if down_since is not None:
+        longest = max(longest, calls[-1].ended - down_since)
+    return longest
+
+
+def recovery_times(calls: list[Call], kills: list[tuple[float, str]]) -> list[float]:
+    """Per kill: seconds until a write and a recall, both sent after it, have succeeded."""
+    times = []
+    for kill_time, _ in kills:
+        firsts = []
+        for op in ("write", "recall"):
+            ended = [c.ended for c in calls if c.op == op and c.ok and c.started >= kill_time]
+            firsts.append(min(ended) if ended else None)
+        if None not in firsts:
+            times.append(max(firsts) - kill_time)  # type: ignore[type-var]
+    return times
+
+
+def check_acknowledged(home: Path, acks: list[Acked]) -> tuple[list[str], list[str]]:
+    """(acknowledged memories missing from SQL, dialog ids stored more than once), for the demo tenant."""
+    from actors.store.sql.store import MemoryStore
+    from schemas.settings import HermesSettings
+    from tests.stack.trust_stack import duplicated_dialogs
+
+    store = MemoryStore.from_settings(HermesSettings(home=home))
+    try:
+        lost, duplicated = [], []
+        for user in sorted({a.user for a in acks}):
+            stored = {item.memory_id: item for item in store.list_items("demo", user, limit=100_000)}
+            for ack in (a for a in acks if a.user == user):
+                if not ack.memory_ids or any(
+                    m not in stored or ack.dialog_id not in stored[m].source_dialog_ids for m in ack.memory_ids
+                ):
+                    lost.append(f"{user}/{ack.dialog_id}")
+            duplicated += [f"{user}/{d}" for d in duplicated_dialogs(store, "demo", user)]
+        return lost, duplicated
+    finally:
+        store.dispose()
+
+
+def run_chaos(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(prefix="hermes-chaos-") as home_dir, stack(
+        args.tree, Path(home_dir), stack_env(args), say
+    ) as (base_url, key, _pid):
+        home = Path(home_dir)
+        say(f"chaos: {args.clients} clients, a kill every {args.every:.0f} s for {args.minutes:g} min "
+            f"among {', '.join(args.roles)}; {load()}")
+        log = asyncio.run(chaos(base_url, key, home, args))
+        load_after = load()
+        lost, duplicated = check_acknowledged(home, log.acks)
+    recoveries = recovery_times(log.calls, log.kills)
+    outcomes = Counter(c.outcome for c in log.calls)
+    say(f"kills: {len(log.kills)} ({', '.join(f'{r} ×{n}' for r, n in Counter(k.split()[0] for _, k in log.kills).most_common())})")
+    say(f"calls: {len(log.calls)}; outcomes: {', '.join(f'{o} ×{n}' for o, n in outcomes.most_common())}")
+    say(f"acknowledged writes: {len(log.acks)}; lost: {len(lost)}; duplicated: {len(duplicated)}; "
+        f"writes abandoned unacknowledged: {log.abandoned}")
+    say(f"longest unavailability: {longest_unavailability(log.calls):.1f} s")
+    p95 = percentile(recoveries, 0.95)
+    p50 = percentile(recoveries, 0.50)
+    if p95 is not None and p50 is not None:
+        say(f"time to recover after a kill: p50 {p50:.1f} s, p95 {p95:.1f} s, max {max(recoveries):.1f} s "
+            f"({len(recoveries)} of {len(log.kills)} kills recovered before the end)")
+    say(f"{load_after}")
+    if lost or duplicated:
+        say(f"LOST: {lost[:20]}\nDUPLICATED: {duplicated[:20]}")
+
+
+# ------------------------------------------------------------------------------------------------ main
+
+
+def stack_env(args: argparse.Namespace) -> dict[str, str]:
+    env = {"HERMES_EMBEDDER": args.embedder}
+    if args.postgres:
+        database = f"hermes_chaos_{uuid.uuid4().hex[:8]}"
+        subprocess.run(["psql", POSTGRES_ADMIN_URL, "-c", f"CREATE DATABASE {database}"], check=True,
+                       capture_output=True)
+        env["HERMES_SQL_URL"] = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
+    return env
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("mode", choices=["table", "chaos"])
+    parser.add_argument("--tree", type=Path, default=REPO, help="the checkout whose code the stack runs")
+    parser.add_argument("--roles", nargs="+", help=f"what may be killed (default: {' '.join(ROLES)})")
+    parser.add_argument("--postgres", action="store_true", help="run the stack on PostgreSQL (127.0.0.1:5432)")
+    parser.add_argument("--embedder", default="e5", help="HERMES_EMBEDDER of the stack")
+    parser.add_argument("--users", type=int, default=4, help="table: probe users (spread over the hosts)")
+    parser.add_argument("--bound", type=float, default=240.0, help="table: seconds to wait for a recovery")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--minutes", type=float, default=5.0)
+    parser.add_argument("--every", type=float, default=5.0)
+    parser.add_argument("--seed", type=int, default=35)
+    args = parser.parse_args(argv)
+    args.tree = args.tree.resolve()
+    if args.roles is None:
+        args.roles = [*ROLES, POSTGRES_ROLE] if args.postgres else list(ROLES)
+    (run_table if args.mode == "table" else run_chaos)(args)
+
+
+if __name__ == "__main__":
+    main()
