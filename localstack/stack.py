@@ -235,8 +235,8 @@ class LocalStack:
 
 
 def serve_until_signalled(stack: LocalStack, on_ready: Callable[[], None]) -> None:
-    """Start the stack, run ``on_ready``, block until SIGINT/SIGTERM (restarting a dead Milvus server meanwhile),
-    then stop everything.
+    """Start the stack, run ``on_ready``, block until SIGINT/SIGTERM (restarting a dead Milvus server
+    meanwhile), then stop everything.
 
     The pid file comes first, so ``down`` can stop a stack still starting. A signal during start-up raises
     (KeyboardInterrupt, or SystemExit from the SIGTERM handler ``ray.init`` installs) and ``start`` unwinds;

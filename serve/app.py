@@ -37,7 +37,6 @@ from serve.errors import BodySizeLimit, install_error_handlers
 from serve.gateway import Gateway
 from serve.mcp import PATH as MCP_PATH
 from serve.mcp import McpEndpoint
-from serve.runtime import reusable_ingress_port
 from serve.routes import (
     admin,
     alert_review,
@@ -54,6 +53,7 @@ from serve.routes import (
     users,
 )
 from serve.routes.deps import current_gateway, replica_gateway
+from serve.runtime import reusable_ingress_port
 from serve.telemetry import TraceRequests
 
 R = TypeVar("R", bound=BaseModel)

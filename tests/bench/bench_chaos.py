@@ -13,9 +13,9 @@ through its own Ray cluster (``tests.stack.stack_processes``), by SIGKILL.
 * ``chaos``: ``--clients`` clients write (each write resent with its ``Idempotency-Key`` until a 200) and
   recall while a killer SIGKILLs a random process of the stack every ``--every`` seconds, for
   ``--minutes``. Then every acknowledged write is looked up in SQL: lost (an acknowledged memory missing),
-  duplicated (a dialog stored twice); and from the calls' timeline: the longest stretch in which no call
-  succeeded, and the p95 over the kills of the time until both a write and a recall sent after the kill
-  succeeded.
+  duplicated (a dialog stored twice); and from the calls' timeline: the longest time a client went without
+  an answer (between two of its successes), and over the kills the time until every client had a call
+  sent after the kill answered (p50, p95, max).
 
 The load average is printed with each figure.
 
@@ -58,7 +58,7 @@ CALL_TIMEOUT_S = 30.0
 
 
 def load() -> str:
-    return "load average %.2f %.2f %.2f" % os.getloadavg()
+    return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
 def say(line: str) -> None:
@@ -70,6 +70,7 @@ def say(line: str) -> None:
 
 @dataclass
 class Call:
+    user: str
     op: str
     started: float
     ended: float
@@ -94,22 +95,26 @@ class Client:
         self.key = key
         self.calls = calls
 
-    async def _send(self, op: str, path: str, body: dict, headers: dict[str, str]) -> httpx.Response | None:
+    async def _send(
+        self, user: str, op: str, path: str, body: dict, headers: dict[str, str]
+    ) -> httpx.Response | None:
         started = time.monotonic()
         try:
             response = await self.http.post(path, json=body, headers={"X-API-Key": self.key, **headers})
             outcome = outcome_of(response)
         except httpx.HTTPError as exc:
             response, outcome = None, type(exc).__name__
-        self.calls.append(Call(op, started, time.monotonic(), outcome))
+        self.calls.append(Call(user, op, started, time.monotonic(), outcome))
         return response
 
     async def write_once(self, user: str, n: int, idempotency_key: str) -> httpx.Response | None:
         body = {"session_id": f"s{n % 3}", "turns": [{"text": fact_text(n), "dialog_id": f"d{n}"}]}
-        return await self._send("write", f"/v1/users/{user}/turns", body, {"Idempotency-Key": idempotency_key})
+        headers = {"Idempotency-Key": idempotency_key}
+        return await self._send(user, "write", f"/v1/users/{user}/turns", body, headers)
 
     async def recall_once(self, user: str, n: int) -> httpx.Response | None:
-        return await self._send("recall", f"/v1/users/{user}/recall", {"query": f"which locker {n}?"}, {})
+        body = {"query": f"which locker {n}?"}
+        return await self._send(user, "recall", f"/v1/users/{user}/recall", body, {})
 
 
 # ------------------------------------------------------------------------------------------------ kills
@@ -229,8 +234,10 @@ def retry_delay(response: httpx.Response | None) -> float:
 
 
 async def killer(home: Path, roles: list[str], every: float, stop_at: float, log: ChaosLog, rng) -> None:
-    while time.monotonic() + every < stop_at:
-        await asyncio.sleep(every)
+    next_kill = time.monotonic() + every
+    while next_kill < stop_at:  # on a fixed schedule: finding the pids takes a few seconds itself
+        await asyncio.sleep(max(0.0, next_kill - time.monotonic()))
+        next_kill += every
         role = rng.choice(roles)
         killed = await asyncio.to_thread(kill_role, home, role, rng)
         log.kills.append((time.monotonic(), killed))
@@ -253,26 +260,24 @@ async def chaos(base_url: str, key: str, home: Path, args: argparse.Namespace) -
 
 
 def longest_unavailability(calls: list[Call]) -> float:
-    """The longest stretch from a failed call's start to the next success of any call."""
-    longest, down_since = 0.0, None
-    for call in sorted(calls, key=lambda c: c.ended):
-        if not call.ok and down_since is None:
-            down_since = call.started
-        elif call.ok and down_since is not None:
-            longest, down_since = max(longest, call.ended - down_since), None
-    if down_since is not None:
-        longest = max(longest, calls[-1].ended - down_since)
+    """The longest time a client went without an answer: between two successive successes of one client
+    (whether the calls between failed or hung)."""
+    longest = 0.0
+    for user in {c.user for c in calls}:
+        ends = sorted(c.ended for c in calls if c.user == user and c.ok)
+        longest = max([longest, *(later - earlier for earlier, later in zip(ends, ends[1:], strict=False))])
     return longest
 
 
 def recovery_times(calls: list[Call], kills: list[tuple[float, str]]) -> list[float]:
-    """Per kill: seconds until a write and a recall, both sent after it, have succeeded."""
+    """Per kill: seconds until every client has had a call sent after the kill answered 200."""
     times = []
+    users = {c.user for c in calls}
     for kill_time, _ in kills:
-        firsts = []
-        for op in ("write", "recall"):
-            ended = [c.ended for c in calls if c.op == op and c.ok and c.started >= kill_time]
-            firsts.append(min(ended) if ended else None)
+        firsts = [
+            min((c.ended for c in calls if c.user == user and c.ok and c.started >= kill_time), default=None)
+            for user in users
+        ]
         if None not in firsts:
             times.append(max(firsts) - kill_time)  # type: ignore[type-var]
     return times
@@ -290,9 +295,8 @@ def check_acknowledged(home: Path, acks: list[Acked]) -> tuple[list[str], list[s
         for user in sorted({a.user for a in acks}):
             stored = {item.memory_id: item for item in store.list_items("demo", user, limit=100_000)}
             for ack in (a for a in acks if a.user == user):
-                if not ack.memory_ids or any(
-                    m not in stored or ack.dialog_id not in stored[m].source_dialog_ids for m in ack.memory_ids
-                ):
+                kept = [m in stored and ack.dialog_id in stored[m].source_dialog_ids for m in ack.memory_ids]
+                if not kept or not all(kept):
                     lost.append(f"{user}/{ack.dialog_id}")
             duplicated += [f"{user}/{d}" for d in duplicated_dialogs(store, "demo", user)]
         return lost, duplicated
@@ -312,7 +316,8 @@ def run_chaos(args: argparse.Namespace) -> None:
         lost, duplicated = check_acknowledged(home, log.acks)
     recoveries = recovery_times(log.calls, log.kills)
     outcomes = Counter(c.outcome for c in log.calls)
-    say(f"kills: {len(log.kills)} ({', '.join(f'{r} ×{n}' for r, n in Counter(k.split()[0] for _, k in log.kills).most_common())})")
+    by_role = Counter(killed.split()[0] for _, killed in log.kills)
+    say(f"kills: {len(log.kills)} ({', '.join(f'{r} ×{n}' for r, n in by_role.most_common())})")
     say(f"calls: {len(log.calls)}; outcomes: {', '.join(f'{o} ×{n}' for o, n in outcomes.most_common())}")
     say(f"acknowledged writes: {len(log.acks)}; lost: {len(lost)}; duplicated: {len(duplicated)}; "
         f"writes abandoned unacknowledged: {log.abandoned}")
@@ -345,7 +350,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("mode", choices=["table", "chaos"])
     parser.add_argument("--tree", type=Path, default=REPO, help="the checkout whose code the stack runs")
     parser.add_argument("--roles", nargs="+", help=f"what may be killed (default: {' '.join(ROLES)})")
-    parser.add_argument("--postgres", action="store_true", help="run the stack on PostgreSQL (127.0.0.1:5432)")
+    parser.add_argument("--postgres", action="store_true", help="the stack on PostgreSQL at 127.0.0.1:5432")
     parser.add_argument("--embedder", default="e5", help="HERMES_EMBEDDER of the stack")
     parser.add_argument("--users", type=int, default=4, help="table: probe users (spread over the hosts)")
     parser.add_argument("--bound", type=float, default=240.0, help="table: seconds to wait for a recovery")
