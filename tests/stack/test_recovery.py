@@ -60,7 +60,10 @@ async def until_answered(
         await asyncio.sleep(0.2)
 
 
-async def write_and_recall(base_url: str, key: str, n: int, acks: dict[tuple[str, str], list[str]]) -> Counter:
+Acks = dict[tuple[str, str], list[str]]  # (user, dialog id) → the memory ids its write was answered with
+
+
+async def write_and_recall(base_url: str, key: str, n: int, acks: Acks) -> Counter:
     """Turn ``n`` of every user written (one Idempotency-Key per write, kept across resends) and a recall of
     each, all answered 200 within the bound; returns the other outcomes met."""
     met: Counter = Counter()
@@ -93,7 +96,7 @@ def test_writes_and_recalls_answer_again_after_the_ingress_and_a_user_host_are_k
     try:
         assert started.returncode == 0, started.stdout + started.stderr
         key = (tmp_path / "demo.key").read_text().strip()
-        acks: dict[tuple[str, str], list[str]] = {}
+        acks: Acks = {}
         assert unexplained(asyncio.run(write_and_recall(base_url, key, 0, acks))) == {}
 
         kill_one(tmp_path, "ingress")
@@ -111,7 +114,7 @@ def test_writes_and_recalls_answer_again_after_the_ingress_and_a_user_host_are_k
         run_cli("down", home=tmp_path)
 
 
-def assert_acknowledged_once(home: Path, acks: dict[tuple[str, str], list[str]]) -> None:
+def assert_acknowledged_once(home: Path, acks: Acks) -> None:
     from actors.store.sql.store import MemoryStore
     from schemas.settings import HermesSettings
 
