@@ -120,17 +120,19 @@ class Client:
 # ------------------------------------------------------------------------------------------------ kills
 
 
-def kill_role(home: Path, role: str, rng: random.Random) -> str:
-    """SIGKILL one process of ``role`` of the stack at ``home`` (or restart PostgreSQL); what was killed."""
+def kill_role(home: Path, role: str, rng: random.Random) -> tuple[str, float]:
+    """SIGKILL one process of ``role`` of the stack at ``home`` (or restart PostgreSQL): (what was killed,
+    the moment of the kill, or of the restart's start)."""
     if role == POSTGRES_ROLE:
+        started = time.monotonic()
         subprocess.run(POSTGRES_RESTART, check=True, capture_output=True, timeout=120)
-        return "postgresql (restarted)"
+        return "postgresql (restarted)", started
     candidates = [p for p in stack_processes(home) if p.role == role]
     if not candidates:
-        return f"{role}: none running"
+        return f"{role}: none running", time.monotonic()
     victim = rng.choice(candidates)
     os.kill(victim.pid, 9)
-    return f"{victim.role} {victim.name} pid {victim.pid}"
+    return f"{victim.role} {victim.name} pid {victim.pid}", time.monotonic()
 
 
 # ------------------------------------------------------------------------------------------------ table
@@ -156,15 +158,20 @@ async def time_to_recover(
         while set(await probe_round(client, users, serial)) != {"200"}:  # warm: every user resident
             serial += 1
             await asyncio.sleep(1)
-        killed = await asyncio.to_thread(kill_role, home, role, rng)
-        kill_time = time.monotonic()
-        calls.clear()
+        # probing goes on while the kill (or PostgreSQL's restart) happens
+        kill = asyncio.ensure_future(asyncio.to_thread(kill_role, home, role, rng))
+        while not kill.done():
+            serial += 1
+            await probe_round(client, users, serial)
+        killed, kill_time = kill.result()
         while time.monotonic() - kill_time < bound:
             serial += 1
-            if set(await probe_round(client, users, serial)) == {"200"}:
-                return calls[-1].ended - kill_time, Counter(c.outcome for c in calls), killed
+            started = time.monotonic()
+            if set(await probe_round(client, users, serial)) == {"200"} and started > kill_time:
+                met = Counter(c.outcome for c in calls if c.ended > kill_time)
+                return calls[-1].ended - kill_time, met, killed
             await asyncio.sleep(0.1)  # a refused connection returns at once: no busy loop
-        return None, Counter(c.outcome for c in calls), killed
+        return None, Counter(c.outcome for c in calls if c.ended > kill_time), killed
 
 
 def run_table(args: argparse.Namespace) -> None:
@@ -239,8 +246,8 @@ async def killer(home: Path, roles: list[str], every: float, stop_at: float, log
         await asyncio.sleep(max(0.0, next_kill - time.monotonic()))
         next_kill += every
         role = rng.choice(roles)
-        killed = await asyncio.to_thread(kill_role, home, role, rng)
-        log.kills.append((time.monotonic(), killed))
+        killed, kill_time = await asyncio.to_thread(kill_role, home, role, rng)
+        log.kills.append((kill_time, killed))
         say(f"  {time.monotonic() - log.kills[0][0]:6.1f} s  killed {killed}")
 
 
