@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from actors.core.tenancy import KeyGrant
-from schemas.errors import StackAlreadyRunning, StackStartFailed
+from schemas.errors import StackAlreadyRunning, StackStartFailed, StoreUnavailable
 from schemas.settings import HermesSettings
 
 if TYPE_CHECKING:  # imported where used: see above
@@ -142,6 +142,19 @@ class LocalStack:
             store, self._store = self._store, None
             _best_effort(store.dispose)
 
+    def revive(self) -> None:
+        """Restart the local Milvus server if it died (a crash, an OOM kill): on the same port and data dir,
+        so the hosts' clients find it again as after a network blip. Ray restarts its own actors; Milvus is
+        the one process of the stack that only this one watches."""
+        milvus = self._milvus
+        if milvus is None or milvus.is_running():
+            return
+        print(f"hermes-memory: the {milvus.label} server exited; restarting it", flush=True)
+        try:
+            milvus.start(timeout=120, detached=True)
+        except StoreUnavailable as exc:  # tried again on the next tick
+            print(f"hermes-memory: {exc}", flush=True)
+
     def ensure_demo_tenant(self) -> str | None:
         """Give the ``demo`` tenant a key in ``demo.key`` (mode 600, written before anything prints it);
         returns the key when it is new. Keys are stored hashed, so a missing or stale key file (say the SQL
@@ -222,7 +235,8 @@ class LocalStack:
 
 
 def serve_until_signalled(stack: LocalStack, on_ready: Callable[[], None]) -> None:
-    """Start the stack, run ``on_ready``, block until SIGINT/SIGTERM, then stop everything.
+    """Start the stack, run ``on_ready``, block until SIGINT/SIGTERM (restarting a dead Milvus server
+    meanwhile), then stop everything.
 
     The pid file comes first, so ``down`` can stop a stack still starting. A signal during start-up raises
     (KeyboardInterrupt, or SystemExit from the SIGTERM handler ``ray.init`` installs) and ``start`` unwinds;
@@ -241,6 +255,7 @@ def serve_until_signalled(stack: LocalStack, on_ready: Callable[[], None]) -> No
         stack.paths.ready_file.touch()
         while not received:
             time.sleep(0.5)
+            stack.revive()
     finally:
         stack.paths.ready_file.unlink(missing_ok=True)
         stack.stop()

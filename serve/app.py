@@ -53,6 +53,7 @@ from serve.routes import (
     users,
 )
 from serve.routes.deps import current_gateway, replica_gateway
+from serve.runtime import reusable_ingress_port
 from serve.telemetry import TraceRequests
 
 R = TypeVar("R", bound=BaseModel)
@@ -100,12 +101,23 @@ def create_fastapi_app() -> FastAPI:
 fastapi_app = create_fastapi_app()
 
 
-@serve.deployment(name=DEPLOYMENT_NAME, ray_actor_options={"num_cpus": 0}, max_ongoing_requests=64)
+#: how often Serve's controller checks the replica: how soon a dead one is noticed and replaced (Serve's
+#: default, 10 s, was most of the outage after a crash; a check is one small actor call)
+HEALTH_CHECK_PERIOD_S = 1.0
+
+
+@serve.deployment(
+    name=DEPLOYMENT_NAME,
+    ray_actor_options={"num_cpus": 0},
+    max_ongoing_requests=64,
+    health_check_period_s=HEALTH_CHECK_PERIOD_S,
+)
 @serve.ingress(fastapi_app)
 class HermesMemory:
     """The handle authenticates the given API key, then runs the same gateway call as the HTTP route."""
 
     def __init__(self, settings_json: str):
+        reusable_ingress_port()  # before Serve binds the port, which it does once this returns
         self.gateway = Gateway.connect(HermesSettings.model_validate_json(settings_json))
         # what the replica built to start (Ray, Serve, FastAPI) lives as long as it does: out of the
         # collector's sight, a full collection no longer walks it (docs/benchmarks.md, tenth round)
