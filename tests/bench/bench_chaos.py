@@ -300,7 +300,7 @@ def check_acknowledged(home: Path, acks: list[Acked]) -> tuple[list[str], list[s
     try:
         lost, duplicated = [], []
         for user in sorted({a.user for a in acks}):
-            stored = {item.memory_id: item for item in store.list_items("demo", user, limit=100_000)}
+            stored = {item.memory_id: item for item in store.memories.page("demo", user, limit=100_000)}
             for ack in (a for a in acks if a.user == user):
                 kept = [m in stored and ack.dialog_id in stored[m].source_dialog_ids for m in ack.memory_ids]
                 if not kept or not all(kept):

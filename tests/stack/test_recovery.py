@@ -121,7 +121,7 @@ def assert_acknowledged_once(home: Path, acks: Acks) -> None:
     store = MemoryStore.from_settings(HermesSettings(home=home))
     try:
         for user in USERS:
-            stored = {item.memory_id: item for item in store.list_items(TENANT, user, limit=10_000)}
+            stored = {item.memory_id: item for item in store.memories.page(TENANT, user, limit=10_000)}
             for (owner, dialog_id), memory_ids in acks.items():
                 if owner != user:
                     continue
