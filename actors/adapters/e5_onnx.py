@@ -149,10 +149,10 @@ def choose_engine(requested: Engine | Literal["auto"], cpu_flags: frozenset[str]
     return "q4", f"the CPU has none of {', '.join(INT8_FLAGS)}: int8 would be no faster"
 
 
-def cpu_flags() -> frozenset[str]:
-    """The first processor's flags in /proc/cpuinfo (empty where there is none)."""
+def cpu_flags(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
+    """The first processor's flags in /proc/cpuinfo (empty where there is none: not Linux on x86)."""
     try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as cpuinfo:
+        with cpuinfo_path.open(encoding="ascii", errors="replace") as cpuinfo:
             for line in cpuinfo:
                 name, _, value = line.partition(":")
                 if name.strip() == "flags":
