@@ -18,6 +18,7 @@ import ctypes
 import hashlib
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,6 +47,10 @@ Engine = Literal["q4", "int8"]
 #: /proc/cpuinfo flags of the instructions onnxruntime's int8 GEMM kernels use (VNNI dot products, AMX
 #: tiles); without them the int8 graph was no faster than the 4-bit one (docs/embedder-choice.md)
 INT8_FLAGS = ("amx_int8", "avx512_vnni", "avx_vnni")
+
+#: the layers the int8 graph keeps 4-bit: the FFN's down-projections, whose input (the GELU's output) has
+#: outlier dimensions that one activation scale per pass quantizes too coarsely (docs/embedder-choice.md)
+FOUR_BIT_LAYERS = (".fo",)
 
 log = logging.getLogger(__name__)
 
@@ -244,7 +249,7 @@ def int8_graph(graph: Any) -> Any:
     with tempfile.TemporaryDirectory(prefix="hermes-e5-int8.") as workdir:
         path = os.path.join(workdir, "int8.onnx")
         quantize_dynamic(
-            dequantized_matmuls(graph),
+            dequantized_matmuls(graph, keep=lambda name: name.endswith(FOUR_BIT_LAYERS)),
             path,
             op_types_to_quantize=["MatMul"],
             per_channel=True,
@@ -255,9 +260,9 @@ def int8_graph(graph: Any) -> Any:
         return onnx.load(path)
 
 
-def dequantized_matmuls(graph: Any) -> Any:
-    """A copy of ``graph`` with every ``MatMulNBits`` (4 bits, zero point 8, no group index) as a float32
-    ``MatMul`` on its dequantized weights, then ``Add`` of its bias."""
+def dequantized_matmuls(graph: Any, keep: Callable[[str], bool] = lambda name: False) -> Any:
+    """A copy of ``graph`` with every ``MatMulNBits`` (4 bits, zero point 8, no group index) whose name
+    ``keep`` refuses as a float32 ``MatMul`` on its dequantized weights, then ``Add`` of its bias."""
     import onnx
     from onnx import helper, numpy_helper
 
@@ -267,7 +272,7 @@ def dequantized_matmuls(graph: Any) -> Any:
     consumed: set[str] = set()
     nodes: list[Any] = []
     for node in model.graph.node:
-        if node.op_type != "MatMulNBits":
+        if node.op_type != "MatMulNBits" or keep(node.name):
             nodes.append(node)
             continue
         attributes = {attribute.name: helper.get_attribute_value(attribute) for attribute in node.attribute}
