@@ -156,7 +156,7 @@ def choose_engine(requested: Engine | Literal["auto"], cpu_flags: frozenset[str]
     (``INT8_FLAGS``), the 4-bit graph elsewhere."""
     found = [flag for flag in INT8_FLAGS if flag in cpu_flags]
     if requested == "int8" and not found:
-        return "int8", f"named, though the CPU has none of {', '.join(INT8_FLAGS)} (slower, less faithful)"
+        return "int8", f"named, though the CPU has none of {', '.join(INT8_FLAGS)}: no faster, less faithful"
     if requested != "auto":
         return requested, "named by the embedder's name"
     if found:
@@ -247,9 +247,10 @@ def _batches(windows: list[tuple[int, int, list[int]]]) -> list[list[tuple[int, 
 
 
 def int8_graph(graph: Any) -> Any:
-    """``graph`` with every 4-bit ``MatMulNBits`` as a ``DynamicQuantizeMatMul`` on int8 weights, one scale
-    per output channel: the 4-bit weights dequantized to float32 (``dequantized_matmuls``), then requantized
-    by onnxruntime's ``quantize_dynamic``. Activations are quantized to uint8 with one scale per pass (the
+    """``graph`` with its 4-bit ``MatMulNBits`` (but ``FOUR_BIT_LAYERS``) on int8 weights, one scale per
+    output channel: the 4-bit weights dequantized to float32 (``dequantized_matmuls``), then requantized by
+    onnxruntime's ``quantize_dynamic`` (``MatMulInteger``, fused into ``DynamicQuantizeMatMul`` when a
+    session loads it). Activations are quantized to uint8 with one scale per pass (the
     only dynamic activation type onnxruntime offers), so a text's vector moves slightly with the texts it is
     batched with (docs/embedder-choice.md). A pass over a built graph: inputs, outputs and every other node
     stay as they are."""
