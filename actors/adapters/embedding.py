@@ -75,7 +75,8 @@ class E5Embedder:
             with self._load_lock:
                 if self._model is None:
                     engine, why = choose_engine(self.requested_engine, cpu_flags())
-                    log.info("embedder e5: the %s engine, %s", engine, why)
+                    # at warning level: once per process, and Ray's workers drop info records
+                    log.warning("embedder e5: the %s engine, %s", engine, why)
                     self._model = E5Model.bundled(self.num_threads, self.spin, engine)
         return self._model
 
