@@ -27,7 +27,14 @@ from actors.app.archive import IndexedArchive
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
 from actors.app.transfer import batch_of
 from actors.core.context import challenge_note, render_session_context, slot_template
-from actors.core.extraction import Extractor, Turn, apply_reading, make_extractor, split_speaker
+from actors.core.extraction import (
+    Extractor,
+    Turn,
+    apply_reading,
+    context_words,
+    make_extractor,
+    split_speaker,
+)
 from actors.core.forgetting import plan_forgetting
 from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine, Outcome
@@ -37,6 +44,7 @@ from actors.core.recall.engine import Hit, RecallEngine
 from actors.core.recall.vectors import VectorRows, item_vector
 from actors.core.recall.view import ActiveKeywords, ActiveView, ArchiveView
 from actors.core.records import CohortFeature
+from actors.core.said_before import SessionTurns, context_of
 from actors.core.slots import is_style
 from actors.core.style import canonical_style
 from actors.language.redaction import (
@@ -77,15 +85,16 @@ class Embedded:
 
 
 def extract_turns(
-    extractor: Extractor, request: api.WriteTurnsRequest, now: datetime
+    extractor: Extractor, request: api.WriteTurnsRequest, now: datetime, said_before: SessionTurns
 ) -> tuple[list[Candidate], int, list[api.NotKept]]:
     """The candidates extraction proposes from the turns (a turn without a time is said ``now``), how many
     turns proposed none, and which turns gave the assistant an order (not kept in their words). Reads the
-    request alone."""
+    request and the session's turns before it (``said_before``, which takes in the request's turns)."""
     candidates: list[Candidate] = []
     not_kept: list[api.NotKept] = []
     ignored = 0
     for turn in request.turns:
+        context = context_of(said_before.before(request.session_id))  # what the turn answered
         found = extractor.extract(
             Turn(
                 text=turn.text,
@@ -96,6 +105,9 @@ def extract_turns(
             )
         )
         ignored += not found
+        for candidate in found:
+            candidate.context = context
+        said_before.add(request.session_id, context_words(turn.text, turn.role))
         candidates.extend(found)
         if turn.role == "user" and addressed_to_assistant(turn.text):
             not_kept.append(api.NotKept(dialog_id=turn.dialog_id, detail=NOT_AN_INSTRUCTION))
@@ -157,6 +169,8 @@ class UserMemoryService:
         #: whether this user has recalled since activation (then a change's rebuild is worth doing early)
         self._recalls = False
         self._archive: ArchiveView | None = None
+        #: each recent session's last turns, the context of the next turn's memories (memory only)
+        self._said_before = SessionTurns()
         self.engine = self._load()
         self.maintenance = ServiceMaintenance(
             engine=lambda: self.engine,
@@ -274,7 +288,10 @@ class UserMemoryService:
         per_active, per_archived = 1400, 1350
         vectors = sum(rows.nbytes for rows in self._held_by())
         archived = 0 if self._archive is None else len(self._archive.items) * per_archived
-        return vectors + len(self.engine.items) * per_active + archived
+        held = [*self.engine.items.values(), *([] if self._archive is None else self._archive.items.values())]
+        # context is the one text whose size varies most (none to a few turns): counted as held
+        contexts = sum(len(item.context) for item in held if item.context) + self._said_before.nbytes
+        return vectors + len(self.engine.items) * per_active + archived + contexts
 
     # ------------------------------------------------------------------ writes
 
@@ -287,7 +304,7 @@ class UserMemoryService:
     def preview_turns(self, request: api.WriteTurnsRequest) -> api.TurnsPreview:
         """What ``write_turns`` would do now, decided on a copy of the user's memory: nothing is committed,
         and the user's memory (with what recall derived from it) is left as it was."""
-        candidates, ignored, _ = self._extract(request)
+        candidates, ignored, _ = self._extract(request, self._said_before.copy())
         vectors = self._embed([c.content for c in candidates])
         engine, view = self.engine, self._view
         self.engine = copy.deepcopy(engine)
@@ -309,9 +326,13 @@ class UserMemoryService:
             ignored_turns=ignored,
         )
 
-    def _extract(self, request: api.WriteTurnsRequest) -> tuple[list[Candidate], int, list[api.NotKept]]:
+    def _extract(
+        self, request: api.WriteTurnsRequest, said_before: SessionTurns | None = None
+    ) -> tuple[list[Candidate], int, list[api.NotKept]]:
+        """``said_before``: the session turns the request follows, and takes in (default: the service's)."""
         with span("extract", turns=len(request.turns)):
-            return extract_turns(self.extractor, request, self.clock())
+            turns = self._said_before if said_before is None else said_before
+            return extract_turns(self.extractor, request, self.clock(), turns)
 
     def write_memory(self, request: api.WriteMemoryRequest, request_id: str | None = None) -> api.WriteResult:
         cleaned = cleaned_text(request.content)
@@ -715,6 +736,7 @@ class UserMemoryService:
             also=plan.memory_ids[1:],
             rewritten=plan.rewritten,
         )
+        self._said_before.forget([everything[m].content for m in plan.memory_ids if m in everything])
         # every structure derived from the items (recall views, keyword postings, the archive) is rebuilt
         # from what SQL now holds
         self.engine = self._load()
@@ -728,6 +750,7 @@ class UserMemoryService:
         self.engine = GateEngine(self.tenant_id, self.user_id, self.policy, clock=self.clock)
         self._forget_derived()
         self._queries.clear()  # the user's own questions go with them
+        self._said_before.clear()  # and the turns kept as the context of the next ones
         self._on_index_change()
         return api.EraseResult(user_id=self.user_id, items_removed=removed)
 

@@ -386,6 +386,23 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     return m["name"], text[m.end() :]
 
 
+def context_words(
+    text: str, role: Literal["user", "assistant"], languages: tuple[LanguagePack, ...] | None = None
+) -> str:
+    """A turn's words as a later memory's context keeps them (``actors.core.said_before``), cleaned as a
+    memory is: nothing of a turn that tries to instruct a future model, secrets and identifiers redacted,
+    and of a user's turn its orders to the assistant cut out (an assistant's turn orders no assistant)."""
+    neutral = neutralize_injection(text)
+    if neutral.flagged:
+        return ""
+    speaker, said = split_speaker(redact(neutral.text).text)
+    if role == "user":
+        sentences = segment(said, languages or packs())
+        orders = [[] if s.question else _orders(s) for s in sentences]
+        said = _without_orders(said, sentences, orders) if any(orders) else said
+    return _trimmed(f"{speaker}: {said}" if speaker and said else said)
+
+
 def make_extractor(name: str = "rules", languages: str | tuple[str, ...] | None = None) -> Extractor:
     """The extractor the settings name (``HERMES_EXTRACTOR``, ``HERMES_EXTRACTOR_LANGUAGES``): ``rules``, or a
     plug-in's name (entry point group ``hermes_memory.extractors``, ``actors.adapters.plugins``), built with

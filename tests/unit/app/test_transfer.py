@@ -96,7 +96,7 @@ def test_a_user_round_trips_through_export_and_import(source, target):
         if line["state"] in ("pending", "confirmed", "frozen", "unfrozen")
     }
     assert all(imported._vector_of(item) is not None for item in active)  # embedded again: recall works
-    hits = service(target).recall(api.RecallRequest(query="where do I live")).hits
+    hits = service(target).recall(api.RecallRequest(query="where did I move to?")).hits
     assert "Suzhou" in hits[0].memory.content
 
 
