@@ -31,7 +31,7 @@ from schemas.enums import Layer, State
 
 #: what a word of a memory's context (``actors.core.said_before``) counts for in the keyword route, against
 #: one of its own words (tuned on LoCoMo's conv-26, 30 and 41: docs/locomo.md)
-CONTEXT_WEIGHT = 0.5
+CONTEXT_WEIGHT = 0.7
 
 
 def recall_text(item: MemoryItem) -> str:
