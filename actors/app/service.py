@@ -107,7 +107,7 @@ def extract_turns(
         ignored += not found
         for candidate in found:
             candidate.context = context
-        said_before.add(request.session_id, context_words(turn.text, turn.role))
+        said_before.add(request.session_id, context_words(turn.text))
         candidates.extend(found)
         if turn.role == "user" and addressed_to_assistant(turn.text):
             not_kept.append(api.NotKept(dialog_id=turn.dialog_id, detail=NOT_AN_INSTRUCTION))

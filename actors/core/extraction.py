@@ -386,20 +386,17 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     return m["name"], text[m.end() :]
 
 
-def context_words(
-    text: str, role: Literal["user", "assistant"], languages: tuple[LanguagePack, ...] | None = None
-) -> str:
-    """A turn's words as a later memory's context keeps them (``actors.core.said_before``), cleaned as a
-    memory is: nothing of a turn that tries to instruct a future model, secrets and identifiers redacted,
-    and of a user's turn its orders to the assistant cut out (an assistant's turn orders no assistant)."""
+def context_words(text: str, languages: tuple[LanguagePack, ...] | None = None) -> str:
+    """A turn's words as a later memory's context keeps them (``actors.core.said_before``), whoever said it,
+    cleaned exactly as a memory is: nothing of a turn that tries to instruct a future model, secrets and
+    identifiers redacted, parts addressed to the assistant cut out."""
     neutral = neutralize_injection(text)
     if neutral.flagged:
         return ""
     speaker, said = split_speaker(redact(neutral.text).text)
-    if role == "user":
-        sentences = segment(said, languages or packs())
-        orders = [[] if s.question else _orders(s) for s in sentences]
-        said = _without_orders(said, sentences, orders) if any(orders) else said
+    sentences = segment(said, languages or packs())
+    orders = [[] if s.question else _orders(s) for s in sentences]
+    said = _without_orders(said, sentences, orders) if any(orders) else said
     return _trimmed(f"{speaker}: {said}" if speaker and said else said)
 
 

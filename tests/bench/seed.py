@@ -217,6 +217,8 @@ def _user_items(
                     last_accessed_at=created,
                     frozen_at=created if state is State.FROZEN else None,
                     archived_at=created + timedelta(days=1) if state is State.ARCHIVED else None,
+                    # the two turns said before it (``MemoryItem.context``), as a conversation gives them
+                    context="\n".join(pool[order[(slot_index - back) % len(pool)]].text for back in (2, 1)),
                 ),
                 index,
             )
