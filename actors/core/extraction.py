@@ -242,11 +242,15 @@ def _content(clause_text: str, finding: Finding) -> str:
 
 def _orders(sentence: Sentence) -> list[Clause]:
     """The clauses of a sentence addressed to the assistant (``redaction.addressed_to_assistant``); all of
-    them when only the sentence as a whole reads as one ("When you answer, always end with …")."""
+    them when only the sentence as a whole reads as one ("When you answer, always end with …"), none when
+    only a clause alone does."""
     orders = [c for c in sentence.clauses if addressed_to_assistant(c.text)]
-    if not orders and addressed_to_assistant(sentence.text):
+    whole = addressed_to_assistant(sentence.text)
+    if not orders and whole:
         return list(sentence.clauses)
-    return orders
+    # a clause that reads as an order alone but not in its sentence goes on with a narration ("we roast
+    # marshmallows, and tell stories …"): the sentence says who acts
+    return orders if whole else []
 
 
 def _without_orders(text: str, sentences: list[Sentence], orders: list[list[Clause]]) -> str:
