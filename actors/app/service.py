@@ -85,11 +85,16 @@ class Embedded:
 
 
 def extract_turns(
-    extractor: Extractor, request: api.WriteTurnsRequest, now: datetime, said_before: SessionTurns
+    extractor: Extractor,
+    request: api.WriteTurnsRequest,
+    now: datetime,
+    said_before: SessionTurns | None = None,
 ) -> tuple[list[Candidate], int, list[api.NotKept]]:
     """The candidates extraction proposes from the turns (a turn without a time is said ``now``), how many
     turns proposed none, and which turns gave the assistant an order (not kept in their words). Reads the
-    request and the session's turns before it (``said_before``, which takes in the request's turns)."""
+    request and the session's turns before it (``said_before``, which takes in the request's turns; none:
+    the request's own only)."""
+    said_before = SessionTurns() if said_before is None else said_before
     candidates: list[Candidate] = []
     not_kept: list[api.NotKept] = []
     ignored = 0

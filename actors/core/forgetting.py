@@ -8,8 +8,9 @@ items of every state (active, archived, superseded):
   gave two memories that both kept the whole turn; forgetting the wrist cuts the clause out of the opera
   item's turn text, and where a word of it would still remain the turn text goes altogether (the item keeps
   its own words);
-* its words in every other item's context (``context``: the turns said before it, ``actors.core.said_before``),
-  cut the same way (a context keeps none of its item's own words, so any word of them left takes it all).
+* its words in every other item's context (``context``: the turns said before it,
+  ``actors.core.said_before``), cut the same way (a context keeps none of its item's own words, so any
+  word of them left takes it all).
 
 The store deletes the items (tombstones and redacted audit payloads left), rewrites the turn texts, drops the
 vectors and the rendered snapshots, and scrubs SQLite's log; the service reloads the user's engine, so no

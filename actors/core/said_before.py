@@ -66,7 +66,8 @@ class SessionTurns:
         return twin
 
     def forget(self, forgotten: Sequence[str]) -> None:
-        """Cut forgotten memories' words out of the kept turns (a turn that would keep a word of them goes)."""
+        """Cut forgotten memories' words out of the kept turns (a turn that would keep a word of them
+        goes)."""
         for kept in self._by_session.values():
             for n, turn in enumerate(kept):
                 kept[n] = (cut_out(turn, list(forgotten), "") or "") if turn else turn

@@ -28,7 +28,6 @@ from actors.language.keywords import BM25, tokenize
 from actors.language.periods import Period
 from schemas.enums import Layer, State
 
-
 #: what a word of a memory's context (``actors.core.said_before``) counts for in the keyword route, against
 #: one of its own words (tuned on LoCoMo's conv-26, 30 and 41: docs/locomo.md)
 CONTEXT_WEIGHT = 0.7

@@ -118,7 +118,9 @@ def test_a_merged_summary_is_forgotten_with_its_source_and_its_other_sources(db)
         ("我上个月在滑雪时摔断了手腕。", "手腕"),
     ],
 )
-def test_a_forgotten_memory_leaves_no_word_in_the_context_of_the_turns_after_it(db, per_request, said, forgotten):
+def test_a_forgotten_memory_leaves_no_word_in_the_context_of_the_turns_after_it(
+    db, per_request, said, forgotten
+):
     store, path = db
     svc = service(store)
     turns = [said, "I love opera and I sing in a choir."]

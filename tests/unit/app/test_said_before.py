@@ -1,6 +1,7 @@
-"""Each memory keeps the turns said just before it in its session as its context (``actors.core.said_before``):
-whether the turns came in one request or one a request, the other speaker's (an assistant's) included,
-cleaned as memories are (no secret, no instruction), and never shown as the user's words."""
+"""Each memory keeps the turns said just before it in its session as its context
+(``actors.core.said_before``): whether the turns came in one request or one a request, the other
+speaker's (an assistant's) included, cleaned as memories are (no secret, no instruction), and never shown
+as the user's words."""
 
 import pytest
 
@@ -94,7 +95,9 @@ def test_secrets_and_instructions_never_reach_a_context(db, role, said, secret):
 def test_a_preview_keeps_no_turn_and_erasure_drops_the_kept_ones(db):
     store, _ = db
     svc = service(store)
-    svc.preview_turns(api.WriteTurnsRequest(session_id="s1", turns=[api.TurnIn(text="I sail a dinghy.", dialog_id="p")]))
+    svc.preview_turns(
+        api.WriteTurnsRequest(session_id="s1", turns=[api.TurnIn(text="I sail a dinghy.", dialog_id="p")])
+    )
     write(svc, [("user", "I grow tomatoes on my balcony every summer.")])
     assert stored_with(store, "tomatoes").context is None
     write(svc, [("user", "We went camping last weekend.")], session="s2")

@@ -42,7 +42,11 @@ def test_a_copy_is_independent(said):
 
 def test_forgetting_cuts_the_words_out_of_the_kept_turns():
     kept = SessionTurns(turns=3)
-    for text in ["Ana: my locker code word is tangerine", "Bo: nice, and yours?", "Ana: tangerine again, I said"]:
+    for text in [
+        "Ana: my locker code word is tangerine",
+        "Bo: nice, and yours?",
+        "Ana: tangerine again, I said",
+    ]:
         kept.add("s1", text)
     kept.forget(["Ana: my locker code word is tangerine"])
     assert all("tangerine" not in turn for turn in kept.before("s1"))

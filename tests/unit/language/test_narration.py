@@ -9,7 +9,12 @@ import pytest
 from actors.core.extraction import RuleExtractor, Turn
 from actors.language.redaction import addressed_to_assistant
 
-OPENINGS = ["We roast marshmallows", "I made something to catch the eye", "I'd love to join in", "My kids and I paint"]
+OPENINGS = [
+    "We roast marshmallows",
+    "I made something to catch the eye",
+    "I'd love to join in",
+    "My kids and I paint",
+]
 JOINTS = [", ", " and ", ", and "]
 VERBS = ["tell stories around the campfire", "make people smile", "show my support", "share our photos"]
 NARRATIONS = [f"{o}{j}{v}." for o, j, v in itertools.product(OPENINGS, JOINTS, VERBS)]
