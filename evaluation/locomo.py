@@ -227,7 +227,10 @@ def run(
                     chosen = [line for line in lines if keep(line["sample_id"])]
                     figures.setdefault(part, {})[system] = score(chosen, graded)
     for part, results in figures.items():
-        log(f"\n{part}: evidence recall@10 (R@10) and session recall_any@5 (S@5); category 5 skipped")
+        log(
+            f"\n{part}: evidence recall@10 (R@10), session recall_any@5 (S@5) and evidence recall@30 (R@30); "
+            "category 5 skipped"
+        )
         log(table(results))
     return figures.get(WHOLE_FILE, {})
 
