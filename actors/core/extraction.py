@@ -253,9 +253,17 @@ def _orders(sentence: Sentence) -> list[Clause]:
     return orders if whole else []
 
 
+def _turn_orders(sentences: list[Sentence]) -> list[list[Clause]]:
+    """Each sentence's clauses addressed to the assistant (a question's: none)."""
+    return [[] if s.question else _orders(s) for s in sentences]
+
+
 def _without_orders(text: str, sentences: list[Sentence], orders: list[list[Clause]]) -> str:
     """The turn's words less every part addressed to the assistant: cut out of the text as written, or,
-    where a part cannot be found in it as such (folded punctuation), the turn's other parts joined."""
+    where a part cannot be found in it as such (folded punctuation), the turn's other parts joined; the
+    text as it is when no sentence holds an order."""
+    if not any(orders):
+        return text
     for ordered in orders:
         for clause in ordered:
             for part, order in order_parts(clause.text):
@@ -399,8 +407,7 @@ def context_words(text: str, languages: tuple[LanguagePack, ...] | None = None) 
         return ""
     speaker, said = split_speaker(redact(neutral.text).text)
     sentences = segment(said, languages or packs())
-    orders = [[] if s.question else _orders(s) for s in sentences]
-    said = _without_orders(said, sentences, orders) if any(orders) else said
+    said = _without_orders(said, sentences, _turn_orders(sentences))
     return _trimmed(f"{speaker}: {said}" if speaker and said else said)
 
 
@@ -444,9 +451,9 @@ class RuleExtractor:
         carry_forced = carry_correction = False
         sentences = segment(text, self.packs)
         # a turn that gives the assistant an order keeps no turn text: its words stay out of the store
-        orders = [[] if s.question else _orders(s) for s in sentences]
+        orders = _turn_orders(sentences)
         # the turn text kept for recall holds none of the orders' words
-        turn_text = _without_orders(text, sentences, orders) if any(orders) else text
+        turn_text = _without_orders(text, sentences, orders)
         for sentence, sentence_orders in zip(sentences, orders, strict=True):
             forced = sentence.forced or carry_forced
             correction = sentence.correction or carry_correction
