@@ -294,8 +294,9 @@ class UserMemoryService:
         vectors = sum(rows.nbytes for rows in self._held_by())
         archived = 0 if self._archive is None else len(self._archive.items) * per_archived
         held = [*self.engine.items.values(), *([] if self._archive is None else self._archive.items.values())]
-        # context is the one text whose size varies most (none to a few turns): counted as held
-        contexts = sum(len(item.context) for item in held if item.context) + self._said_before.nbytes
+        # a context is the one text whose size varies most (none to two turns): its string, its tokens and
+        # its keyword postings take about 4 bytes a character (tracemalloc, items of two 150-character turns)
+        contexts = 4 * sum(len(item.context) for item in held if item.context) + self._said_before.nbytes
         return vectors + len(self.engine.items) * per_active + archived + contexts
 
     # ------------------------------------------------------------------ writes
