@@ -9,8 +9,8 @@ through ``UserMemoryService.write_turns`` — rule extraction, both gates and th
 temporary directory) and the E5 embedder; recall reads only the service's in-memory routes, as in a host.
 The service's clock follows the conversation: each session is written at its own date, questions are
 asked the day after the last session. Each question is then one ``recall`` (k hits, archive included); its
-ranked dialog ids are the hits' source dialog ids, best hit first (a merged memory contributes all of its
-sources, in order).
+ranked dialog ids are the hits' source dialog ids, best hit first: each hit's first source at its rank, the
+other sources of a restated or merged memory after every hit's first (``ranked_dia_ids``).
 
 Output: one JSON line per question, ``{"sample_id", "question_index", "ranked_dia_ids"}``. When the file
 carries evidence, recall figures per category are printed (``evaluation.metrics``); the ranking itself
@@ -140,7 +140,12 @@ class MemorySystem:
 
 
 def ranked_dia_ids(response: api.RecallResponse) -> list[str]:
-    return list(dict.fromkeys(d for hit in response.hits for d in hit.memory.source_dialog_ids))
+    """Each hit's first source (the turn it was said in) at the hit's rank, then the other sources of every
+    hit in the hits' order: a memory restated many times ranks once, its restatements do not crowd the
+    ranks of the memories after it."""
+    sources = [hit.memory.source_dialog_ids for hit in response.hits]
+    firsts = [ids[0] for ids in sources if ids]
+    return list(dict.fromkeys([*firsts, *(d for ids in sources for d in ids[1:])]))
 
 
 @contextmanager
@@ -227,7 +232,10 @@ def run(
                     chosen = [line for line in lines if keep(line["sample_id"])]
                     figures.setdefault(part, {})[system] = score(chosen, graded)
     for part, results in figures.items():
-        log(f"\n{part}: evidence recall@10 (R@10) and session recall_any@5 (S@5); category 5 skipped")
+        log(
+            f"\n{part}: evidence recall@10 (R@10), session recall_any@5 (S@5) and evidence recall@30 (R@30); "
+            "category 5 skipped"
+        )
         log(table(results))
     return figures.get(WHOLE_FILE, {})
 

@@ -1,9 +1,9 @@
 """Scoring ranked dialog ids against LoCoMo evidence, after the ranking is done.
 
-This is the only place that reads a question's ``evidence``. Two figures per category:
+This is the only place that reads a question's ``evidence``. Three figures per category:
 
-* **evidence recall@10** — the share of a question's evidence turns found among its first 10 ranked dialog
-  ids, averaged over the questions that have evidence;
+* **evidence recall@10** (and **@30**) — the share of a question's evidence turns found among its first 10
+  (30) ranked dialog ids, averaged over the questions that have evidence;
 * **session recall_any@5** — 1 when any evidence turn's session (``D3`` of ``D3:7``) is among the first 5
   distinct sessions of the ranking, averaged likewise.
 
@@ -59,15 +59,17 @@ def session_recall_any(ranked: list[str], evidence: frozenset[str], k: int = 5) 
 
 @dataclass
 class Figures:
-    """Per-category means of the two figures; ``overall`` is over all graded questions."""
+    """Per-category means of the figures; ``overall`` is over all graded questions."""
 
     recall_at_10: dict[str, float]
     session_any_at_5: dict[str, float]
     counts: dict[str, int]
+    recall_at_30: dict[str, float]
 
 
 def score(rankings: Iterable[dict], graded: dict[tuple[str, int], Graded]) -> Figures:
     recall: dict[str, list[float]] = defaultdict(list)
+    deeper: dict[str, list[float]] = defaultdict(list)
     sessions: dict[str, list[float]] = defaultdict(list)
     for line in rankings:
         grade = graded.get((str(line["sample_id"]), int(line["question_index"])))
@@ -76,28 +78,33 @@ def score(rankings: Iterable[dict], graded: dict[tuple[str, int], Graded]) -> Fi
         ranked = list(line["ranked_dia_ids"])
         for bucket in (CATEGORY_NAMES.get(grade.category, f"category {grade.category}"), "overall"):
             recall[bucket].append(evidence_recall(ranked, grade.evidence))
+            deeper[bucket].append(evidence_recall(ranked, grade.evidence, 30))
             sessions[bucket].append(session_recall_any(ranked, grade.evidence))
     return Figures(
         recall_at_10={b: sum(v) / len(v) for b, v in recall.items()},
         session_any_at_5={b: sum(v) / len(v) for b, v in sessions.items()},
         counts={b: len(v) for b, v in recall.items()},
+        recall_at_30={b: sum(v) / len(v) for b, v in deeper.items()},
     )
 
 
 def table(results: dict[str, Figures]) -> str:
-    """One row per category (and overall), two columns per system."""
+    """One row per category (and overall), three columns per system."""
     if not results:
         return "(no graded questions)"
     buckets = [*CATEGORY_NAMES.values(), "overall"]
     present = [b for b in buckets if any(b in f.counts for f in results.values())]
     systems = list(results)
-    head = f"{'category':<13}{'n':>5}  " + "  ".join(f"{s + ' R@10':>12}{s + ' S@5':>12}" for s in systems)
+    head = f"{'category':<13}{'n':>5}  " + "  ".join(
+        f"{s + ' R@10':>12}{s + ' S@5':>12}{s + ' R@30':>12}" for s in systems
+    )
     rows = [head, "-" * len(head)]
     for bucket in present:
         n = max(f.counts.get(bucket, 0) for f in results.values())
         cells = "  ".join(
             f"{results[s].recall_at_10.get(bucket, float('nan')):>12.3f}"
             f"{results[s].session_any_at_5.get(bucket, float('nan')):>12.3f}"
+            f"{results[s].recall_at_30.get(bucket, float('nan')):>12.3f}"
             for s in systems
         )
         rows.append(f"{bucket:<13}{n:>5}  {cells}")

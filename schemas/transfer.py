@@ -103,6 +103,9 @@ class MemoryLine(_Record):
     complements: IdList
     merged_from: IdList
     source_text: Text | None
+    #: the turns said just before it in its session, the other speaker's included: what it answered, never
+    #: the user's words (``MemoryItem.context``; absent from exports made before it existed)
+    context: Text | None = None
 
 
 class EventLine(_Record):

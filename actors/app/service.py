@@ -33,6 +33,7 @@ from actors.app.write import (
     not_kept_detail,
     read,
     read_into,
+    with_context,
 )
 from actors.core.context import challenge_note, render_session_context, slot_template
 from actors.core.extraction import Dropped, Extractor, make_extractor
@@ -45,6 +46,7 @@ from actors.core.recall.engine import Hit, RecallEngine
 from actors.core.recall.vectors import VectorRows, item_vector, vector_bytes
 from actors.core.recall.view import ActiveKeywords, ActiveView, ArchiveView
 from actors.core.records import CohortFeature
+from actors.core.said_before import SessionTurns
 from actors.core.slots import is_style
 from actors.core.style import canonical_style
 from actors.language.redaction import (
@@ -129,6 +131,8 @@ class UserMemoryService:
         #: whether this user has recalled since activation (then a change's rebuild is worth doing early)
         self._recalls = False
         self._archive: ArchiveView | None = None
+        #: each recent session's last turns, the context of the next turn's memories (memory only)
+        self._said_before = SessionTurns()
         self.engine = self._load()
         self.maintenance = ServiceMaintenance(
             engine=lambda: self.engine,
@@ -246,7 +250,11 @@ class UserMemoryService:
         per_active, per_archived = 1400, 1350
         vectors = sum(rows.nbytes for rows in self._held_by())
         archived = 0 if self._archive is None else len(self._archive.items) * per_archived
-        return vectors + len(self.engine.items) * per_active + archived
+        held = [*self.engine.items.values(), *([] if self._archive is None else self._archive.items.values())]
+        # a context is the one text whose size varies most (none to two turns): its string, its tokens and
+        # its keyword postings take about 4 bytes a character (tracemalloc, items of two 150-character turns)
+        contexts = 4 * sum(len(item.context) for item in held if item.context) + self._said_before.nbytes
+        return vectors + len(self.engine.items) * per_active + archived + contexts
 
     # ------------------------------------------------------------------ writes
 
@@ -270,14 +278,15 @@ class UserMemoryService:
         # what earlier writes archived or superseded is in SQL: memory goes back to what a load holds
         self.engine.forget_inactive()
         extraction = prepared.extraction
-        candidates = self._read(prepared)
+        candidates = with_context(self._read(prepared), extraction.turns, self._said_before)
         return self._apply(candidates, prepared.vectors, extraction.ignored, request_id, extraction.not_kept)
 
     def preview(self, prepared: PreparedWrite) -> api.TurnsPreview:
         """What ``write`` would do now, decided on a fork of the user's memory: nothing is committed, and
         the user's memory (with what recall derived from it) is left as it was."""
         forked, rows = copy.deepcopy(self.engine), copy.deepcopy(self._vectors)
-        outcomes, changes = self._decide(forked, self._read(prepared), prepared.vectors, rows)
+        candidates = with_context(self._read(prepared), prepared.extraction.turns, self._said_before.copy())
+        outcomes, changes = self._decide(forked, candidates, prepared.vectors, rows)
         return api.TurnsPreview(
             user_id=self.user_id,
             outcomes=[
@@ -691,6 +700,7 @@ class UserMemoryService:
             also=plan.memory_ids[1:],
             rewritten=plan.rewritten,
         )
+        self._said_before.forget([everything[m].content for m in plan.memory_ids if m in everything])
         # every structure derived from the items (recall views, keyword postings, the archive) is rebuilt
         # from what SQL now holds
         self.engine = self._load()
@@ -706,6 +716,7 @@ class UserMemoryService:
         self.engine = GateEngine(self.tenant_id, self.user_id, self.policy, clock=self.clock)
         self._forget_derived()
         self._queries.clear()  # the user's own questions go with them
+        self._said_before.clear()  # and the turns kept as the context of the next ones
         self._on_index_change()
         return api.EraseResult(user_id=self.user_id, items_removed=removed)
 

@@ -65,7 +65,7 @@ def export_lines(store: MemoryStore, tenant_id: str, user_id: str | None) -> Ite
 
 def instruction_like(line: MemoryLine) -> bool:
     """Text a turn would be refused for (docs/trust.md#3-hostile-input) must not enter by import either."""
-    texts = (line.content, line.value, line.source_text)
+    texts = (line.content, line.value, line.source_text, line.context)
     return any(text is not None and neutralize_injection(text).flagged for text in texts)
 
 
@@ -82,7 +82,7 @@ def batch_of(tenant_id: str, user_id: str, records: list[UserRecord]) -> tuple[I
             if instruction_like(record):
                 refused += 1
                 continue
-            for name in ("content", "value", "source_text"):
+            for name in ("content", "value", "source_text", "context"):
                 if values[name] is not None:  # as on every write: no secret or identifier is stored
                     values[name] = redact(values[name]).text
             batch.items.append(MemoryItem(tenant_id=tenant_id, user_id=user_id, **values))

@@ -9,20 +9,24 @@
 3. ``read``: the clause reader's readings of the candidates, from their vectors (``ClauseReader``: today
    the semantic reader of ``actors.language.understanding``, for the candidates no rule gave a slot), and
    ``read_into``: the candidates with their readings, a new tuple.
-4. the service decides them through the gates and commits (``UserMemoryService.write``), or decides them on
+4. ``with_context``: each candidate with the turns said just before its own in its session (its context,
+   ``actors.core.said_before``), in the user's order of calls, since the turns before may have come in an
+   earlier call;
+5. the service decides them through the gates and commits (``UserMemoryService.write``), or decides them on
    a forked engine and commits nothing (``UserMemoryService.preview``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
 import numpy as np
 
-from actors.core.extraction import Extractor, Turn, read_as, read_turn, split_speaker
+from actors.core.extraction import Extractor, Turn, context_words, read_as, read_turn, split_speaker
 from actors.core.memory import Candidate
+from actors.core.said_before import SessionTurns, context_of
 from actors.language.understanding.reader import Reading, SemanticReader
 from schemas import api
 
@@ -121,4 +125,20 @@ def read_into(candidates: tuple[Candidate, ...], readings: Readings) -> tuple[Ca
     return tuple(
         cand if reading is None else read_as(cand, reading)
         for cand, reading in zip(candidates, readings, strict=True)
+    )
+
+
+def with_context(
+    candidates: tuple[Candidate, ...], turns: tuple[Turn, ...], said_before: SessionTurns
+) -> tuple[Candidate, ...]:
+    """The candidates, each with its context: the session's turns said before its own turn, from this write
+    and, kept in ``said_before``, the writes before it. ``said_before`` takes in this write's turns (cleaned
+    as a memory is: ``context_words``), so it must be the user's own, in the order their calls run."""
+    context_of_turn: dict[str, str | None] = {}
+    for turn in turns:
+        context_of_turn[turn.dialog_id] = context_of(said_before.before(turn.session_id))
+        said_before.add(turn.session_id, context_words(turn.text))
+    return tuple(
+        replace(cand, context=context_of_turn.get(cand.dialog_ids[0])) if cand.dialog_ids else cand
+        for cand in candidates
     )

@@ -203,11 +203,13 @@ def _generic(clause: Clause, markers: Reading) -> Finding | None:
     )
 
 
-def _not_of_the_user(clause: Clause, markers: Reading) -> Dropped | None:
-    """Why a clause nothing was read in is not kept, when it is something other than a thin statement."""
+def _not_of_the_user(clause: Clause, markers: Reading, continues: bool) -> Dropped | None:
+    """Why a clause nothing was read in is not kept, when it is something other than a thin statement. A
+    bare verb that ``continues`` a sentence whose clauses before it were kept goes on with their narration
+    ("we roast marshmallows, tell stories around the campfire"): kept, as keeping is the default."""
     if is_small_talk(clause.probe, markers):
         return Dropped.GREETING
-    if markers.request.match(clause.probe):
+    if markers.request.match(clause.probe) and not continues:
         return Dropped.REQUEST
     return None
 
@@ -283,11 +285,31 @@ def _content(clause_text: str, finding: Finding) -> str:
 
 def _orders(sentence: Sentence) -> list[Clause]:
     """The clauses of a sentence addressed to the assistant (``redaction.addressed_to_assistant``); all of
-    them when only the sentence as a whole reads as one ("When you answer, always end with …")."""
+    them when only the sentence as a whole reads as one ("When you answer, always end with …"), none when
+    only a clause alone does."""
     orders = [c for c in sentence.clauses if addressed_to_assistant(c.text)]
-    if not orders and addressed_to_assistant(sentence.text):
+    whole = addressed_to_assistant(sentence.text)
+    if not orders and whole:
         return list(sentence.clauses)
-    return orders
+    # a clause that reads as an order alone but not in its sentence goes on with a narration ("we roast
+    # marshmallows, and tell stories …"): the sentence says who acts
+    return orders if whole else []
+
+
+def _said_to_no_one(text: str, sentences: list[Sentence]) -> str:
+    """The turn's words less every part addressed to the assistant (a question's: none); the text as it is
+    when no sentence holds an order."""
+    orders = [[] if s.question else _orders(s) for s in sentences]
+    if not any(orders):
+        return text
+    kept: list[str] = []
+    for sentence, ordered in zip(sentences, orders, strict=True):
+        for clause in sentence.clauses:
+            if clause not in ordered:
+                kept.append(clause.text)
+            else:
+                kept += [part for part, order in order_parts(clause.text) if not order]
+    return " ".join(kept)
 
 
 def _read_ordered(clause: Clause, markers: Reading) -> list[tuple[Finding, str]]:
@@ -353,7 +375,7 @@ def _read_clauses(sentence: Sentence, markers: Reading, orders: list[Clause]) ->
             kept += [part for part, order in order_parts(clause.text) if not order]
             continue
         read = _with_words(clause, markers)
-        reason = None if read else _not_of_the_user(clause, markers)
+        reason = None if read else _not_of_the_user(clause, markers, continues=bool(kept) and not dropped)
         found += read
         dropped += [reason] if reason else []
         kept += [] if reason else [clause.text]
@@ -447,6 +469,19 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     if m is None or m["name"].casefold() in _NOT_SPEAKERS:
         return None, text
     return m["name"], text[m.end() :]
+
+
+def context_words(text: str, languages: tuple[LanguagePack, ...] | None = None) -> str:
+    """A turn's words as a later memory's context keeps them (``actors.core.said_before``), whoever said it,
+    cleaned exactly as a memory is: nothing of a turn that tries to instruct a future model, secrets and
+    identifiers redacted, parts addressed to the assistant cut out."""
+    neutral = neutralize_injection(text)
+    if neutral.flagged:
+        return ""
+    speaker, said = split_speaker(redact(neutral.text).text)
+    sentences = segment(said, languages or packs())
+    said = _said_to_no_one(said, sentences)
+    return _trimmed(f"{speaker}: {said}" if speaker and said else said)
 
 
 def make_extractor(name: str = "rules", languages: str | tuple[str, ...] | None = None) -> Extractor:

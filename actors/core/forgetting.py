@@ -7,7 +7,10 @@ items of every state (active, archived, superseded):
 * its words in every other item's turn text (``source_text``): "I broke my wrist skiing and I love opera"
   gave two memories that both kept the whole turn; forgetting the wrist cuts the clause out of the opera
   item's turn text, and where a word of it would still remain the turn text goes altogether (the item keeps
-  its own words).
+  its own words);
+* its words in every other item's context (``context``: the turns said before it,
+  ``actors.core.said_before``), cut the same way (a context keeps none of its item's own words, so any
+  word of them left takes it all).
 
 The store deletes the items (tombstones and redacted audit payloads left), rewrites the turn texts, drops the
 vectors and the rendered snapshots, and scrubs SQLite's log; the service reloads the user's engine, so no
@@ -50,11 +53,12 @@ def plan_forgetting(memory_id: str, items: Mapping[str, MemoryItem]) -> Forgetti
     words = [items[g].content for g in gone if g in items]
     rewritten = []
     for item in items.values():
-        if item.memory_id in gone or not item.source_text:
+        if item.memory_id in gone or not (item.source_text or item.context):
             continue
-        cut = cut_out(item.source_text, words, item.content)
-        if cut != item.source_text:
-            rewritten.append(replace(item, source_text=cut))
+        turn = cut_out(item.source_text, words, item.content) if item.source_text else None
+        context = cut_out(item.context, words, "") if item.context else None
+        if (turn, context) != (item.source_text, item.context):
+            rewritten.append(replace(item, source_text=turn, context=context))
     return Forgetting(gone, rewritten)
 
 

@@ -64,6 +64,8 @@ class Candidate:
     write_score: float = 0.5
     #: the whole turn the content was extracted from (redacted), when the content is only part of it
     source_text: str | None = None
+    #: the turns said just before the candidate's own in its session (``actors.core.said_before``)
+    context: str | None = None
     #: the candidate as the rules made it — a slot-less memory in its own words — when its slot and value are
     #: the semantic reader's reading of it; a reading that restates an item confirms that item and leaves
     #: this memory to stand on its own (``GateEngine._admit``)
@@ -124,6 +126,10 @@ class MemoryItem:
     #: the whole turn the content was cut from (redacted): the keyword route matches a question against the
     #: turn's words as well as the extracted clause's (docs/locomo.md)
     source_text: str | None = None
+    #: the turns said just before the one it came from in its session, the other speaker's included (cleaned
+    #: as the content is): what the memory answered. Recall matches it; it is never shown as the user's words
+    #: nor rendered into a prompt (``actors.core.said_before``)
+    context: str | None = None
 
     def __post_init__(self) -> None:
         if not self.content_hash:

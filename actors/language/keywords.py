@@ -35,15 +35,28 @@ class BM25:
     are two flat arrays (documents, counts) cut by term: a resident user holds one index per part of its
     memory, and two small arrays per term took three times the bytes (docs/benchmarks.md)."""
 
-    def __init__(self, documents: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75):
+    def __init__(
+        self,
+        documents: Sequence[Sequence[str]],
+        k1: float = 1.5,
+        b: float = 0.75,
+        *,
+        context: Sequence[Sequence[str]] = (),
+        context_weight: float = 1.0,
+    ):
+        """``context``: words around each document (as many lists as documents, or none), each counted
+        ``context_weight`` of a document's own word, in its term counts and its length alike."""
         self.k1, self.b = k1, b
         self.size = len(documents)
-        self.lengths = np.array([len(d) for d in documents], dtype=np.float64)
-        counts: dict[str, dict[int, int]] = {}
-        for n, doc in enumerate(documents):
-            for term in doc:
-                per_doc = counts.setdefault(term, {})
-                per_doc[n] = per_doc.get(n, 0) + 1
+        counts: dict[str, dict[int, float]] = {}
+        lengths = np.zeros(self.size, dtype=np.float64)
+        for field, weight in ((documents, 1.0), (context, context_weight)):
+            for n, doc in enumerate(field):
+                lengths[n] += weight * len(doc)
+                for term in doc:
+                    per_doc = counts.setdefault(term, {})
+                    per_doc[n] = per_doc.get(n, 0.0) + weight
+        self.lengths = lengths
         per_term = list(counts.values())
         sizes = [len(per_doc) for per_doc in per_term]
         total = sum(sizes)

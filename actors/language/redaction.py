@@ -277,15 +277,67 @@ def _is_order(part: str) -> bool:
     return (han and _is_chinese_order(part)) or (latin and _is_english_order(part))
 
 
+def _joined(folded: str) -> list[tuple[str, str]]:
+    """The text's parts between its joints, each with the joint before it ("" for the first), casefolded
+    and stripped ("," "and" "so" …); a joint right after another is added to it."""
+    parts: list[tuple[str, str]] = []
+    start, joint = 0, ""
+    for found in _PARTS.finditer(folded):
+        part = folded[start : found.start()]
+        if part.strip():
+            parts.append((part, joint))
+            joint = ""
+        joint = f"{joint} {found.group().strip().casefold()}".strip()
+        start = found.end()
+    if folded[start:].strip():
+        parts.append((folded[start:], joint))
+    return parts
+
+
+#: the joints after which a bare verb goes on with the subject of the part before ("we roast marshmallows,
+#: tell stories …", "I made something to catch the eye and make people smile")
+_LIST_JOINTS = frozenset({",", "and", ", and"})
+#: what an assistant's output is called: a clause naming one narrates nothing
+_OUTPUT_WORDS = frozenset(
+    """answer answers reply replies response responses message messages output outputs email emails
+    signature sign-off prompt prompts""".split()
+)
+
+
+def _words(text: str) -> set[str]:
+    return {word.strip(".,!?;:\"'“”‘’()") for word in text.casefold().split()}
+
+
+def _narrated(part: str, joint: str, previous_narrates: bool) -> bool:
+    """Whether a part read as a bare order (an English verb opening it) goes on with a first-person narration
+    before it (``previous_narrates``), sharing its subject: after a list joint, and no order of a stronger
+    kind (``_EN_YOU_ACT``, ``_EN_USER_ORDERS``)."""
+    if not previous_narrates or joint not in _LIST_JOINTS or has_han(part):
+        return False
+    body = _EN_FRAMING.sub("", part.strip()).strip(" \"'“”‘’")
+    return body != "" and not (_EN_YOU_ACT.match(body) or _EN_USER_ORDERS.search(body))
+
+
 def order_parts(clause: str) -> list[tuple[str, bool]]:
     """The clause cut at its joints (commas, "and", "then", 然后 …), each part with whether it is addressed
     to the assistant. Once one part is, so are its framings ("when you reply", 以后) and any part that
-    speaks to "you" — "I love opera and always end your replies with …" is a fact and an order."""
+    speaks to "you" — "I love opera and always end your replies with …" is a fact and an order. In a clause
+    that speaks to no "you" and names no assistant's output, a bare verb that goes on with a first-person
+    narration ("we roast marshmallows, tell stories around the campfire") is no order: its subject is the
+    narrator (``_narrated``)."""
     folded = unicodedata.normalize("NFKC", strip_invisible(clause)).replace("’", "'")
-    parts = [p for p in _PARTS.split(folded) if p and p.strip()]
+    joined = _joined(folded)
+    parts = [p for p, _ in joined]
     if _ADDRESS.search(folded) and _SEND_TO_ADDRESS.search(folded):
         return [(p, True) for p in parts]
-    orders = [_is_order(p) for p in parts]
+    # a clause that speaks to "you" or names an assistant's output anywhere narrates nothing
+    narrates = False
+    can_narrate = not _SECOND_PERSON.search(folded) and not _OUTPUT_WORDS & _words(folded)
+    orders: list[bool] = []
+    for part, joint in joined:
+        order = _is_order(part) and not (can_narrate and _narrated(part, joint, narrates))
+        narrates = not order and (_of_the_user(part) or (narrates and joint in _LIST_JOINTS))
+        orders.append(order)
     if not any(orders):
         return [(p, False) for p in parts]
     return [(p, order or not _of_the_user(p)) for p, order in zip(parts, orders, strict=True)]

@@ -217,6 +217,14 @@ def _user_items(
                     last_accessed_at=created,
                     frozen_at=created if state is State.FROZEN else None,
                     archived_at=created + timedelta(days=1) if state is State.ARCHIVED else None,
+                    # the two turns said before it (``MemoryItem.context``), each as long as a LoCoMo turn
+                    # (about 150 characters: five of the pool's sentences)
+                    context="\n".join(
+                        " ".join(
+                            pool[order[(slot_index - 5 * turn - n) % len(pool)]].text for n in range(1, 6)
+                        )
+                        for turn in (1, 0)
+                    ),
                 ),
                 index,
             )

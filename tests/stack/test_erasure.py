@@ -162,3 +162,24 @@ def test_erasing_a_user_removes_them_from_every_store(http, tiny_tenant, sql_sto
     assert not any(w in snapshot(http, key, "alice", "s2") for w in alice_words)
     assert listed(http, key, "bob") == bob_before  # the neighbour is untouched
     assert len(milvus.ids(tenant_id, "bob")) == len(bob_before)
+
+
+def test_forgetting_an_item_cuts_its_words_out_of_the_context_of_the_turns_after_it(
+    http, tiny_tenant, sql_store, stack_settings
+):
+    """The turns said before a memory are kept beside it as its context (docs/locomo.md): the next two
+    memories of the session quote a forgotten one's turn, and lose it."""
+    tenant_id, key = tiny_tenant
+    words = markers(12)
+    remember(http, key, "alice", words)
+    doomed, after = (next(i for i in listed(http, key, "alice") if words[n] in i["content"]) for n in (5, 6))
+    assert words[5] in (sql_store.memories.get(tenant_id, "alice", after["memory_id"]).context or "")
+
+    forgotten = http.delete(f"/v1/users/alice/memories/{doomed['memory_id']}", headers={"X-API-Key": key})
+    assert forgotten.status_code == 200 and forgotten.json()["forgotten"] is True
+    converge(stack_settings)
+
+    assert sql_traces(sql_store.url, [words[5]]) == []
+    assert file_traces(db_files(stack_settings), [words[5]]) == []
+    assert words[5] not in recall_text(http, key, "alice", "the village where I was born")
+    assert any(words[6] in i["content"] for i in listed(http, key, "alice"))  # the one after it stays

@@ -42,6 +42,7 @@ def merge_group(group: list[MemoryItem], now: datetime) -> MemoryItem:
     else:
         content = "; ".join(contents)
     turns = " ".join(dict.fromkeys(i.source_text or i.content for i in ordered))
+    contexts = "\n".join(dict.fromkeys(i.context for i in ordered if i.context))
     return MemoryItem(
         tenant_id=first.tenant_id,
         user_id=first.user_id,
@@ -66,6 +67,7 @@ def merge_group(group: list[MemoryItem], now: datetime) -> MemoryItem:
         last_accessed_at=max(i.last_accessed_at for i in ordered),
         merged_from=tuple(i.memory_id for i in ordered),
         source_text=turns[:SUMMARY_TURNS_MAX_CHARS],
+        context=contexts[:SUMMARY_TURNS_MAX_CHARS] or None,
     )
 
 

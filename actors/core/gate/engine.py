@@ -417,6 +417,7 @@ class GateEngine:
             updated_at=now,
             last_accessed_at=cand.observed_at,
             source_text=cand.source_text,
+            context=cand.context,
         )
         item.decay_score = decay_score(item, self.policy, now)
         self.ledger.add(item)

@@ -28,11 +28,31 @@ from actors.language.keywords import BM25, tokenize
 from actors.language.periods import Period
 from schemas.enums import Layer, State
 
+#: what a word of a memory's context (``actors.core.said_before``) counts for in the keyword route, against
+#: one of its own words (tuned on LoCoMo's conv-26, 30 and 41: docs/locomo.md)
+CONTEXT_WEIGHT = 0.7
+
 
 def recall_text(item: MemoryItem) -> str:
-    """What the keyword route matches: the memory followed by the turn it was said in — the whole turn it was
-    cut from, or itself when it is the whole turn, so that every memory's own words weigh alike."""
+    """What the keyword route matches as the memory's own words: the memory followed by the turn it was said
+    in — the whole turn it was cut from, or itself when it is the whole turn, so that every memory's own
+    words weigh alike. Its context is matched beside them, at ``CONTEXT_WEIGHT``."""
     return f"{item.content} {item.source_text or item.content}"
+
+
+#: an item's words as the keyword route reads them: its own (``recall_text``) and its context's
+Words = tuple[tuple[str, ...], tuple[str, ...]]
+#: the strings an item's words are read from
+_Said = tuple[str, str | None, str | None]
+
+
+def keyword_index(documents: list[Words]) -> BM25:
+    """One BM25 index over items' words, their context counted at ``CONTEXT_WEIGHT``."""
+    return BM25(
+        [own for own, _ in documents],
+        context=[context for _, context in documents],
+        context_weight=CONTEXT_WEIGHT,
+    )
 
 
 class Tokenized:
@@ -40,38 +60,38 @@ class Tokenized:
     the last build are tokenized (jieba and stemming are most of an index's build time)."""
 
     def __init__(self) -> None:
-        #: keyed by the item's own strings (a pair of references), not by the recall text they make
-        self._known: dict[tuple[str, str | None], tuple[str, ...]] = {}
+        #: keyed by the item's own strings (references), not by the recall text they make
+        self._known: dict[_Said, Words] = {}
 
-    def documents(self, items: Iterable[MemoryItem]) -> list[tuple[str, ...]]:
+    def documents(self, items: Iterable[MemoryItem]) -> list[Words]:
         """The items' token lists; what no item among them says any more is forgotten."""
-        known: dict[tuple[str, str | None], tuple[str, ...]] = {}
+        known: dict[_Said, Words] = {}
         documents = self._lookup(items, known)
         self._known = known
         return documents
 
-    def more(self, items: Iterable[MemoryItem]) -> list[tuple[str, ...]]:
+    def more(self, items: Iterable[MemoryItem]) -> list[Words]:
         """The items' token lists, remembered beside the others (``documents`` forgets what is stale)."""
         return self._lookup(items, self._known)
 
-    def _lookup(
-        self, items: Iterable[MemoryItem], known: dict[tuple[str, str | None], tuple[str, ...]]
-    ) -> list[tuple[str, ...]]:
-        documents: list[tuple[str, ...]] = []
+    def _lookup(self, items: Iterable[MemoryItem], known: dict[_Said, Words]) -> list[Words]:
+        documents: list[Words] = []
         for item in items:
-            key = (item.content, item.source_text)
-            tokens = known.get(key) or self._known.get(key) or tokenize(recall_text(item))
-            known[key] = tokens
-            documents.append(tokens)
+            key = (item.content, item.source_text, item.context)
+            words = known.get(key) or self._known.get(key)
+            if words is None:
+                words = (tokenize(recall_text(item)), tokenize(item.context) if item.context else ())
+            known[key] = words
+            documents.append(words)
         return documents
 
 
 #: an item as a keyword index read it: its id and the words recall reads
-_ReadAs = tuple[str, str, str | None]
+_ReadAs = tuple[str, str, str | None, str | None]
 
 
 def _read_as(item: MemoryItem) -> _ReadAs:
-    return (item.memory_id, item.content, item.source_text)
+    return (item.memory_id, item.content, item.source_text, item.context)
 
 
 @dataclass(frozen=True)
@@ -82,8 +102,8 @@ class _Index:
     rows: dict[_ReadAs, int]
 
     @classmethod
-    def build(cls, items: list[MemoryItem], documents: list[tuple[str, ...]]) -> _Index:
-        return cls(BM25(documents), {_read_as(item): row for row, item in enumerate(items)})
+    def build(cls, items: list[MemoryItem], documents: list[Words]) -> _Index:
+        return cls(keyword_index(documents), {_read_as(item): row for row, item in enumerate(items)})
 
 
 _NO_INDEX = _Index(BM25([]), {})
@@ -232,7 +252,7 @@ class ArchivePart:
         return cls(
             items,
             vectors.rows(ids),
-            BM25(tokenized.documents(items)),
+            keyword_index(tokenized.documents(items)),
             {memory_id: row for row, memory_id in enumerate(ids)},
         )
 
@@ -266,7 +286,7 @@ class Reach:
 def _reads_alike(old: MemoryItem, new: MemoryItem) -> bool:
     """Whether recall reads the same words in the two versions of an item (a change of heat, say, is not
     seen; a vector changed in place is seen by the part at once)."""
-    return (old.content, old.source_text) == (new.content, new.source_text)
+    return (old.content, old.source_text, old.context) == (new.content, new.source_text, new.context)
 
 
 class ArchiveView:

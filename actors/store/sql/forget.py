@@ -117,7 +117,8 @@ def forget_item_rows(
 
 
 def rewrite_turn_texts(session: Session, tenant_id: str, user_id: str, items: Sequence[MemoryItem]) -> None:
-    """Store the cut turn text (``source_text``) of items that stay while a sibling is forgotten."""
+    """Store the cut turn text and context (``source_text``, ``context``) of items that stay while a sibling
+    is forgotten."""
     for item in items:
         session.execute(
             update(MemoryItemRow)
@@ -126,7 +127,7 @@ def rewrite_turn_texts(session: Session, tenant_id: str, user_id: str, items: Se
                 MemoryItemRow.user_id == user_id,
                 MemoryItemRow.memory_id == item.memory_id,
             )
-            .values(item_columns(item, ("source_text",))),
+            .values(item_columns(item, ("source_text", "context"))),
             execution_options=_NO_SYNC,
         )
 

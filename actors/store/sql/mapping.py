@@ -21,7 +21,7 @@ UPDATABLE_ITEM_FIELDS = tuple(name for name in ITEM_FIELDS if name not in ("memo
 _ALERT_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Alert))
 _EVENT_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(AuditEvent))
 #: item fields holding what the user said
-_SEALED_ITEM_FIELDS = ("content", "value", "source_text")
+_SEALED_ITEM_FIELDS = ("content", "value", "source_text", "context")
 _SEALED_EVENT_FIELDS = ("before", "after")
 _SHARED_ID_FIELDS = (
     "tenant_id",

@@ -189,6 +189,8 @@ class MemoryItemRow(Base):
     embedding: Mapped[bytes | None] = mapped_column(LargeBinary)
     #: the whole turn an extracted clause came from (``MemoryItem.source_text``)
     source_text: Mapped[str | None] = mapped_column(Text)
+    #: the turns said just before it in its session (``MemoryItem.context``), sealed like the content
+    context: Mapped[str | None] = mapped_column(Text)
 
     __table_args__ = (
         Index("ix_memory_items_scope_state", "tenant_id", "user_id", "state"),

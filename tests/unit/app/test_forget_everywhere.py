@@ -107,3 +107,32 @@ def test_a_merged_summary_is_forgotten_with_its_source_and_its_other_sources(db)
     assert summary.memory_id in result.also_forgotten
     assert traces(store, path, merged_words) == []
     assert all(not i.merged_from for i in svc.engine.items.values())
+
+
+@pytest.mark.parametrize("per_request", [False, True], ids=["one request", "one turn per request"])
+@pytest.mark.parametrize(
+    "said, forgotten",
+    [
+        ("Remember this: my locker code word is tangerine.", "tangerine"),
+        ("I broke my wrist skiing in March.", "wrist"),
+        ("我上个月在滑雪时摔断了手腕。", "手腕"),
+    ],
+)
+def test_a_forgotten_memory_leaves_no_word_in_the_context_of_the_turns_after_it(
+    db, per_request, said, forgotten
+):
+    store, path = db
+    svc = service(store)
+    turns = [said, "I love opera and I sing in a choir."]
+    for batch in [[turns[0]], [turns[1]]] if per_request else [turns]:
+        say(svc, "s1", *batch)
+    gone, after = memory_with(svc, forgotten), memory_with(svc, "opera")
+    assert forgotten in (store.memories.get("acme", "alice", after.memory_id).context or "")  # it answered it
+    svc.forget(gone.memory_id, api.ForgetRequest(reason="user asked"))
+    assert traces(store, path, [forgotten]) == []
+    left = svc.item(after.memory_id)
+    assert "opera" in left.content and forgotten not in (left.context or "")
+    # the session's kept turns (both turns) lost it too: the next turn's context does not bring it back
+    say(svc, "s1", "I also play the cello on weekends.")
+    assert memory_with(svc, "cello").context
+    assert traces(store, path, [forgotten]) == []

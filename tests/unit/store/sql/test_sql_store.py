@@ -105,7 +105,7 @@ def test_migrations_build_exactly_the_models_and_rerun_as_no_op(store):
     engine = create_engine(store.url)
     with engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
-        assert connection.scalar(text("SELECT version_num FROM alembic_version")) == "0007"
+        assert connection.scalar(text("SELECT version_num FROM alembic_version")) == "0008"
     engine.dispose()
 
 
