@@ -1,0 +1,117 @@
+"""The learned reader's figures on the corpus's held-out part (never trained or tuned on), beside today's
+semantic reader (``actors.language.understanding``) on the same clauses; markdown for docs/quality.md::
+
+    .venv/bin/python -m actors.language.reader.figures
+
+Slot+value: a clause read with its labelled slot and a value that matches the labelled one, normalized
+(``scoring.normalized``; the exact-match F1 is given beside). Precision is over the clauses read with a
+slot, recall over those labelled with one. The look-alike rate: of the held-out clauses that are not the
+user's own lasting fact (another act, or a flag among ``NOT_OWN``), the share read as the user's own slot.
+The semantic reader's values are canonical ("hangzhou" for 杭州): one counts as matching when it is the
+lexicon's canonical form of the labelled value, and every reading it makes counts as the user's own (it
+has no flags).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from actors.adapters.embedding import E5Embedder
+from actors.language.lexicon import canonical_place, normalize_value
+from actors.language.reader.corpus import LANGUAGES, SLOTS, load
+from actors.language.reader.reader import LearnedReader
+from actors.language.reader.scoring import counts, value_matches
+from actors.language.reader.train import Example, examples_of
+from actors.language.understanding.reader import SemanticReader
+
+Read = tuple[str | None, str | None, bool]
+
+
+def learned_readings(reader: LearnedReader, examples: Sequence[Example]) -> tuple[list[Read], list[str]]:
+    readings = [reader.read(e.clause.text, e.states, e.spans) for e in examples]
+    return [(r.slot, r.value, r.own_slot) for r in readings], [r.act for r in readings]
+
+
+def semantic_readings(reader: SemanticReader, examples: Sequence[Example]) -> list[Read]:
+    found: list[Read] = []
+    for e in examples:
+        r = reader.read(e.clause.text, e.vector)
+        if r is None:
+            found.append((None, None, False))
+            continue
+        label = e.clause.value
+        canonical = label is not None and r.value in {normalize_value(label), canonical_place(label)}
+        # a canonical value counts as the labelled substring itself
+        found.append((r.slot, label if canonical else r.value, True))
+    return found
+
+
+def _pct(x: float) -> str:
+    return f"{x:.3f}"
+
+
+def report(examples: Sequence[Example], learned: list[Read], acts: list[str], semantic: list[Read]) -> str:
+    lines = [
+        "| language | clauses | with a slot | look-alikes | reader P | reader R | reader F1 (exact) "
+        "| act accuracy | look-alikes read as own | semantic P | semantic R | semantic F1 | semantic look-alikes |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for lang in LANGUAGES:
+        mine = [n for n, e in enumerate(examples) if e.lang == lang]
+        if not mine:
+            continue
+        labels = [examples[n].clause for n in mine]
+        c = counts(labels, [learned[n] for n in mine])
+        exact = counts(labels, [learned[n] for n in mine], exact=True)
+        s = counts(labels, [semantic[n] for n in mine])
+        act = sum(acts[n] == examples[n].clause.act for n in mine) / len(mine)
+        lines.append(
+            f"| {lang} | {len(mine)} | {c.labelled} | {c.look_alikes} | {_pct(c.precision)} | {_pct(c.recall)} "
+            f"| **{_pct(c.f1)}** ({_pct(exact.f1)}) | {_pct(act)} "
+            f"| {c.look_alikes_read_as_own} ({c.look_alike_rate:.1%}) | {_pct(s.precision)} "
+            f"| {_pct(s.recall)} | {_pct(s.f1)} | {s.look_alikes_read_as_own} ({s.look_alike_rate:.1%}) |"
+        )
+    lines += ["", "| slot | language | labelled | read | right | P | R |", "|---|---|---|---|---|---|---|"]
+    for slot in SLOTS:
+        for lang in LANGUAGES:
+            labelled = read = right = 0
+            for e, (got, value, _) in zip(examples, learned, strict=True):
+                if e.lang != lang:
+                    continue
+                labelled += e.clause.slot == slot
+                read += got == slot
+                right += got == slot == e.clause.slot and value_matches(value, e.clause.value, exact=False)
+            if labelled or read:
+                p = f"{right / read:.2f}" if read else "–"
+                r = f"{right / labelled:.2f}" if labelled else "–"
+                lines.append(f"| {slot} | {lang} | {labelled} | {read} | {right} | {p} | {r} |")
+    return "\n".join(lines)
+
+
+def mistakes(examples: Sequence[Example], learned: list[Read], limit: int = 40) -> list[str]:
+    """A sample of the wrong slot+value readings, for whoever grows the corpus next."""
+    wrong = []
+    for e, (slot, value, _) in zip(examples, learned, strict=True):
+        right = slot == e.clause.slot and (slot is None or value_matches(value, e.clause.value, exact=False))
+        if not right:
+            wrong.append(f"{e.clause.text!r}: labelled {e.clause.slot}={e.clause.value!r}, read {slot}={value!r}")
+    return wrong[:limit]
+
+
+def main() -> None:
+    started = time.perf_counter()
+    _, invalid = load("heldout")
+    embedder = E5Embedder()
+    examples = examples_of(embedder, "heldout")
+    learned, acts = learned_readings(LearnedReader.load(embedder), examples)
+    semantic = semantic_readings(SemanticReader.load(embedder), examples)
+    print(f"held-out part: {len(examples)} clauses, {len(invalid)} invalid lines skipped\n")
+    print(report(examples, learned, acts, semantic))
+    print("\nsome wrong readings:")
+    print("\n".join(mistakes(examples, learned)))
+    print(f"\n({time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
