@@ -97,10 +97,12 @@ class E5Model:
         """The pooled vector of each text's content pieces and, ``with_states``, each piece's last-layer
         state (else an empty list)."""
         out = np.zeros((len(contents), self.hidden), dtype=np.float32)
-        states = [np.zeros((len(content), self.hidden), np.float32) for content in contents] if with_states else []
+        states = (
+            [np.zeros((len(content), self.hidden), np.float32) for content in contents] if with_states else []
+        )
         if not contents:
             return out, states
-        # every window of every text, as (text index, its first piece's place, its piece ids with <s> and </s>)
+        # every window of every text: (text index, its first piece's place, its piece ids with <s> and </s>)
         windows: list[tuple[int, int, list[int]]] = []
         bos, eos = self.tokenizer.bos, self.tokenizer.eos
         for index, content in enumerate(contents):
@@ -298,7 +300,9 @@ def build_graph(weights: E5Weights) -> Any:
         [
             helper.make_tensor_value_info("means", TensorProto.FLOAT, ["batch", hidden]),
             # the last layer's token states, before pooling: fetched only when asked for (``run``'s names)
-            helper.make_tensor_value_info(states_output(config), TensorProto.FLOAT, ["batch", "length", hidden]),
+            helper.make_tensor_value_info(
+                states_output(config), TensorProto.FLOAT, ["batch", "length", hidden]
+            ),
         ],
         initializers,
     )

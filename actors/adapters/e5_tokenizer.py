@@ -15,7 +15,6 @@ import re
 from typing import Any
 
 import numpy as np
-
 from sentencepiece import SentencePieceProcessor, sentencepiece_model_pb2
 
 from actors.adapters.e5_weights import TokenizerTables

@@ -6,7 +6,7 @@
 
 Rounds alternate between the variants; each figure's best round is kept.
 
-    flock /tmp/hermes-bench.lock .venv/bin/python tests/bench/bench_learned_reader.py [--texts 160] [--rounds 3]
+    flock /tmp/hermes-bench.lock .venv/bin/python tests/bench/bench_learned_reader.py [--texts N] [--rounds N]
 """
 
 import argparse
@@ -17,9 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from actors.adapters.e5_onnx import E5Model, _session
+from actors.adapters.e5_onnx import E5Model, _session, build_graph
 from actors.adapters.e5_weights import bundled_model, read_weights
-from actors.adapters.e5_onnx import build_graph
 from actors.adapters.embedding import E5Embedder
 from actors.language.reader.reader import LearnedReader
 
@@ -28,7 +27,12 @@ LOCOMO = Path("/work/shared/data/locomo/locomo_dev.json")
 
 def turns(count: int) -> list[str]:
     conversation = json.loads(LOCOMO.read_text())[0]["conversation"]
-    texts = [t["text"] for key, session in conversation.items() if key.startswith("session_") and isinstance(session, list) for t in session]
+    texts = [
+        t["text"]
+        for key, session in conversation.items()
+        if key.startswith("session_") and isinstance(session, list)
+        for t in session
+    ]
     return texts[:count]
 
 
@@ -54,7 +58,6 @@ def main() -> None:
     del graph.graph.output[1]  # the graph as it was before the states output
     baseline = _session(graph.SerializeToString(), 1, spin=False)
     with_output = model._narrow
-    prefixed = ["passage: " + t for t in texts]
 
     def means(session):
         def run(chunk):
@@ -72,7 +75,6 @@ def main() -> None:
         "states output, not fetched": lambda c: means(with_output)(["passage: " + t for t in c]),
         "states output, fetched (embed_with_states)": states,
     }
-    del prefixed
     best: dict[tuple[str, int], float] = {}
     for _ in range(args.rounds):
         for batch in (1, 8):
@@ -92,8 +94,11 @@ def main() -> None:
             began = time.perf_counter()
             reader.read(text, s, o)
             times.append((time.perf_counter() - began) * 1000)
-    print(f"\nLearnedReader.read per text (its states given): p50 {np.percentile(times, 50):.3f} ms, "
-          f"p95 {np.percentile(times, 95):.3f} ms ({len(texts)} texts, mean {np.mean([len(s) for s in all_states]):.0f} tokens)")
+    tokens = np.mean([len(s) for s in all_states])
+    print(
+        f"\nLearnedReader.read per text (its states given): p50 {np.percentile(times, 50):.3f} ms, "
+        f"p95 {np.percentile(times, 95):.3f} ms ({len(texts)} texts, mean {tokens:.0f} tokens)"
+    )
 
 
 if __name__ == "__main__":

@@ -21,9 +21,33 @@ SLOTS = tuple(
     preference.music preference.sport preference.travel preference.shopping preference.general
     state.mood state.situation task.goal task.plan""".split()
 )
-FLAGS = ("negated", "change", "retraction", "other", "hypothetical", "plan", "sarcasm", "time_bound", "quoted")
+FLAGS = (
+    "negated",
+    "change",
+    "retraction",
+    "other",
+    "hypothetical",
+    "plan",
+    "sarcasm",
+    "time_bound",
+    "quoted",
+)
 #: flags that make a clause something other than the user's own lasting fact (a look-alike)
 NOT_OWN = frozenset({"negated", "other", "hypothetical", "plan", "sarcasm", "quoted"})
+#: the slots a clause about someone else still gives the user: who that person or animal is to them
+RELATION_SLOTS = frozenset({"basic.family", "relation.social", "basic.pet"})
+
+
+def not_own(act: str, slot: str | None, flags: frozenset[str]) -> bool:
+    """Whether a clause so labelled (or so read) is not the user's own lasting fact: another act, or a flag
+    that says why — but for ``other`` on a relation slot ("my uncle owns a restaurant": the user has an
+    uncle, ``corpus/README.md``)."""
+    reasons = flags & NOT_OWN
+    if slot in RELATION_SLOTS:
+        reasons -= {"other"}
+    return act != "fact" or bool(reasons)
+
+
 POLARITIES = ("+", "-")
 
 
@@ -38,8 +62,8 @@ class Clause:
 
     @property
     def look_alike(self) -> bool:
-        """Not the user's own lasting fact: another act, or a flag that says why."""
-        return self.act != "fact" or bool(self.flags & NOT_OWN)
+        """Not the user's own lasting fact (``not_own``)."""
+        return not_own(self.act, self.slot, self.flags)
 
 
 @dataclass(frozen=True, slots=True)

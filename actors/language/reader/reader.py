@@ -25,8 +25,9 @@ from typing import Protocol
 
 import numpy as np
 
-from actors.language.reader.corpus import ACTS, FLAGS, NOT_OWN, corpus_hash
+from actors.language.reader.corpus import ACTS, FLAGS, corpus_hash, not_own
 from actors.language.reader.features import SLOT_LABELS, clause_features, token_features
+from actors.language.text import has_han
 
 HERE = Path(__file__).parent
 SHIPPED = HERE / "model.npz"
@@ -34,6 +35,7 @@ SHIPPED = HERE / "model.npz"
 MAX_SPAN = 12
 #: how close a fresh embedding of the check clauses must come to the shipped features (cosine)
 MIN_AGREEMENT = 0.98
+_JOINERS = "-'’"
 
 
 class StatesEmbedder(Protocol):
@@ -55,8 +57,8 @@ class Reading:
 
     @property
     def own_slot(self) -> bool:
-        """A slot read as the user's own lasting fact (no flag saying otherwise)."""
-        return self.act == "fact" and self.slot is not None and not self.flags & NOT_OWN
+        """A slot read as the user's own lasting fact (no flag saying otherwise, ``corpus.not_own``)."""
+        return self.slot is not None and not not_own(self.act, self.slot, self.flags)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +120,10 @@ class LearnedReader:
         first, last = np.indices(score.shape)
         score[(last < first) | (last - first >= MAX_SPAN)] = -np.inf
         i, j = np.unravel_index(int(np.argmax(score)), score.shape)
-        return _trimmed(text[int(spans[i, 0]) : int(spans[j, 1])]) or None
+        start, end = _whole_words(
+            text, int(spans[i, 0]), int(spans[j, 1]), int(spans[0, 0]), int(spans[-1, 1])
+        )
+        return _trimmed(text[start:end]) or None
 
     @classmethod
     def load(cls, embedder: StatesEmbedder, path: Path = SHIPPED) -> LearnedReader:
@@ -151,6 +156,33 @@ class LearnedReader:
             checks=np.array(checks),
             check_features=check_features.astype(np.float32),
         )
+
+
+def _in_word(char: str) -> bool:
+    """A letter or digit of a spaced script: a piece ending or starting on one may be half a word (a Han
+    character is a word of its own, its pieces are cut where words are)."""
+    return char.isalnum() and not has_han(char)
+
+
+def _inside_word(text: str, at: int) -> bool:
+    """Whether the boundary just before ``text[at]`` falls inside a word (a hyphen or an apostrophe between
+    letters joins them: "k-dramas", "O'Brien")."""
+    left, right = text[at - 1], text[at]
+    if right in _JOINERS:
+        return _in_word(left) and at + 1 < len(text) and _in_word(text[at + 1])
+    if left in _JOINERS:
+        return _in_word(right) and at >= 2 and _in_word(text[at - 2])
+    return _in_word(left) and _in_word(right)
+
+
+def _whole_words(text: str, start: int, end: int, first: int, last: int) -> tuple[int, int]:
+    """``[start, end)`` widened, within ``[first, last)``, to the whole words it cuts ("af" of "Waffles",
+    "k" of "k-dramas"): a span of pieces may stop inside a word the tokenizer cut in several."""
+    while start > first and _inside_word(text, start):
+        start -= 1
+    while end < last and _inside_word(text, end):
+        end += 1
+    return start, end
 
 
 def _trimmed(value: str) -> str:

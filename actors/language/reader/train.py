@@ -79,7 +79,7 @@ def token_labels(example: Example) -> np.ndarray:
 @dataclass(frozen=True, slots=True)
 class Head:
     """One output of a jointly trained linear model: a softmax over ``columns`` classes with integer
-    ``targets``, or (``columns`` 1) a logistic with 0/1 targets; ``mask`` says which examples it learns from."""
+    ``targets``, or (``columns`` 1) a logistic with 0/1 targets; ``mask``: the examples it learns from."""
 
     columns: int
     targets: np.ndarray
@@ -168,10 +168,10 @@ def cross_validated(examples: Sequence[Example], penalty: float) -> list[tuple[R
     return [pair for pair in found if pair is not None]
 
 
-def at_threshold(read: list[tuple[Reading, float]], threshold: float) -> list[tuple[str | None, str | None, bool]]:
-    return [
-        (r.slot, r.value, r.own_slot) if score >= threshold else (None, None, False) for r, score in read
-    ]
+def at_threshold(
+    read: list[tuple[Reading, float]], threshold: float
+) -> list[tuple[str | None, str | None, bool]]:
+    return [(r.slot, r.value, r.own_slot) if score >= threshold else (None, None, False) for r, score in read]
 
 
 def choose(examples: Sequence[Example]) -> tuple[float, float, Counts]:

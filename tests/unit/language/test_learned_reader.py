@@ -43,7 +43,9 @@ def _spans_of(words: list[str]) -> tuple[str, np.ndarray]:
 @settings(max_examples=200, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
-    words=st.lists(st.text(st.characters(exclude_categories=["Cs", "Zs", "Cc"]), min_size=1, max_size=6), max_size=20),
+    words=st.lists(
+        st.text(st.characters(exclude_categories=["Cs", "Zs", "Cc"]), min_size=1, max_size=6), max_size=20
+    ),
     threshold=st.floats(0.0, 1.0),
     window=st.tuples(st.integers(0, 80), st.integers(0, 80)),
 )
@@ -167,7 +169,12 @@ def test_plain_facts_are_read_with_their_value(e5, text, slot, value):
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "text",
-    ["my sister is allergic to shellfish", "what's a good recipe with peanuts?", "我朋友对花生过敏", "如果我住在罗马就好了"],
+    [
+        "my sister is allergic to shellfish",
+        "what's a good recipe with peanuts?",
+        "我朋友对花生过敏",
+        "如果我住在罗马就好了",
+    ],
 )
 def test_look_alikes_are_not_read_as_the_users_own(e5, text):
     _, states, spans = e5.embed_passages_with_states([text])

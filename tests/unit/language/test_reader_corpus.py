@@ -90,4 +90,6 @@ def test_the_corpus_has_both_languages_in_both_parts_and_no_invalid_line():
     for part in ("train", "heldout"):
         turns, invalid = load(part)
         assert turns
-        assert not invalid, "\n".join(f"{CORPUS.name}/{i.file}:{i.line}: {'; '.join(i.problems)}" for i in invalid)
+        assert not invalid, "\n".join(
+            f"{CORPUS.name}/{i.file}:{i.line}: {'; '.join(i.problems)}" for i in invalid
+        )
