@@ -24,6 +24,7 @@ import numpy as np
 from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
 from actors.app.archive import IndexedArchive
+from actors.app.learned_reading import ClauseReader
 from actors.app.maintenance import RESTORE_ACTOR, ServiceMaintenance
 from actors.app.transfer import batch_of
 from actors.core.context import challenge_note, render_session_context, slot_template
@@ -46,7 +47,6 @@ from actors.language.redaction import (
     plain_value,
     redact,
 )
-from actors.language.understanding.reader import SemanticReader
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore
 from actors.store.vectors.index import VectorIndex
@@ -124,7 +124,7 @@ class UserMemoryService:
         embedder: Embedder,
         policy: GatePolicy,
         extractor: Extractor | None = None,
-        reader: Callable[[], SemanticReader | None] = lambda: None,
+        reader: Callable[[], ClauseReader | None] = lambda: None,
         clock: Callable[[], datetime] = utcnow,
         fence: Fence | None = None,
         on_index_change: Callable[[], None] = lambda: None,

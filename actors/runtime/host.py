@@ -36,8 +36,10 @@ from pydantic import BaseModel
 from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, span
 from actors.app.commands import Effect, UserCommand
+from actors.app.learned_reading import ClauseReader, LearnedClauseReader
 from actors.app.service import Embedded, UserMemoryService
 from actors.core.extraction import make_extractor
+from actors.language.reader.reader import LearnedReader, StatesEmbedder
 from actors.language.tokens import load_segmenter
 from actors.language.understanding.reader import SemanticReader
 from actors.runtime import outbox
@@ -129,7 +131,7 @@ class UserHost:
         self.embedder = BatchingEmbedder(model)
         #: stateless, so one serves every resident user
         self.extractor = make_extractor(settings.extractor, settings.extractor_languages)
-        self._reader: SemanticReader | None = None
+        self._reader: ClauseReader | None = None
         self._reader_lock = threading.Lock()
         self._residents: OrderedDict[UserKey, _Resident] = OrderedDict()
         self._bytes = 0
@@ -163,7 +165,7 @@ class UserHost:
         # what came since, and stops the host's calls for 6-30 ms instead of 100-190 (docs/benchmarks.md)
         gc.freeze()
 
-    def reader(self) -> SemanticReader | None:
+    def reader(self) -> ClauseReader | None:
         """The semantic reader every resident shares, loaded on the first write that needs it (its shipped
         model checked against this host's embedder, ``SemanticReader.load``); None when the settings turn
         it off or the embedder is the hashing fake."""
@@ -171,7 +173,13 @@ class UserHost:
             return None
         with self._reader_lock:
             if self._reader is None:
-                self._reader = SemanticReader.load(self.embedder)
+                model = self.embedder.model
+                learned = self.settings.reader == "learned" and isinstance(model, StatesEmbedder)
+                self._reader = (
+                    LearnedClauseReader(LearnedReader.load(model), model)
+                    if learned
+                    else SemanticReader.load(self.embedder)
+                )
             return self._reader
 
     # ------------------------------------------------------------------------------ user commands

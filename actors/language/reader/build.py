@@ -27,13 +27,14 @@ def main() -> None:
     embedder = E5Embedder()
     examples = examples_of(embedder, "train")
     print(f"{len(turns)} turns, {len(examples)} clauses; {len(invalid)} invalid lines skipped")
-    penalty, threshold, cv = choose(examples)
+    penalty, threshold, doubt_cut, cv = choose(examples)
     print(
-        f"cross-validated on the training part: penalty {penalty}, threshold {threshold:.2f}: slot+value "
-        f"P {cv.precision:.3f} R {cv.recall:.3f} F1 {cv.f1:.3f}, look-alikes read as own "
+        f"cross-validated on the training part: penalty {penalty}, threshold {threshold:.2f}, doubt cut "
+        f"{doubt_cut:.2f}: slot+value P {cv.precision:.3f} R {cv.recall:.3f} F1 {cv.f1:.3f}; the user's own "
+        f"facts P {cv.own_precision:.3f} R {cv.own_recall:.3f} F1 {cv.own_f1:.3f}; look-alikes read as own "
         f"{cv.look_alikes_read_as_own}/{cv.look_alikes} ({cv.look_alike_rate:.1%})"
     )
-    reader = train(examples, penalty, threshold)
+    reader = train(examples, penalty, threshold, doubt_cut)
     picks = np.linspace(0, len(examples) - 1, CHECKS).astype(int).tolist()
     checks = [examples[n].clause.text for n in picks]
     reader.save(penalty, checks, np.stack([clause_features(examples[n].states) for n in picks]))

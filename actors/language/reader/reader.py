@@ -9,9 +9,12 @@ Two linear models, applied with numpy (one small matrix product each, well under
   as the single best span (the one maximising B at its start, I inside and O everywhere else), mapped back
   to the clause's characters by the tokens' offsets.
 
-A slot is read only for a fact whose slot probability reaches ``threshold`` (set by cross-validation on the
-training part, ``train.py``). The model ships trained (``model.npz``: the weights, the threshold, the hash
-of the training files and a few training clauses' features to check the embedder against);
+A slot is read for a fact whose likeliest slot's probability reaches ``threshold``; a reading is the user's
+own when a last logistic, the doubt that the clause is not the user's own lasting fact (a look-alike:
+another act, someone else's fact, a hypothetical, a plan, a joke, a quote, a denial), stays under
+``doubt_cut``. Both are set by cross-validation on the training part (``train.py``). The model ships
+trained (``model.npz``: the weights, the cuts, the hash of the training files and a few training clauses'
+features to check the embedder against);
 ``LearnedReader.load`` retrains at start when the shipped file does not match the corpus or the embedder.
 ``python -m actors.language.reader.build`` rewrites it.
 """
@@ -21,7 +24,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -38,6 +41,7 @@ MIN_AGREEMENT = 0.98
 _JOINERS = "-'’"
 
 
+@runtime_checkable
 class StatesEmbedder(Protocol):
     def embed_passages_with_states(
         self, texts: list[str]
@@ -46,30 +50,36 @@ class StatesEmbedder(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """What the reader found in one clause. ``slot`` and ``value`` are both set or both None."""
+    """What the reader found in one clause. ``slot`` and ``value`` are both set or both None; ``score`` is
+    the probability of the likeliest slot (read only when it reaches the threshold), ``doubt`` the logit
+    that the clause is not the user's own lasting fact (``corpus.not_own``)."""
 
     act: str
     slot: str | None
     value: str | None
     polarity: str
     flags: frozenset[str]
-    score: float  # the slot's probability (0 without a slot)
+    score: float
+    doubt: float
+    own: bool
 
     @property
     def own_slot(self) -> bool:
-        """A slot read as the user's own lasting fact (no flag saying otherwise, ``corpus.not_own``)."""
-        return self.slot is not None and not not_own(self.act, self.slot, self.flags)
+        """A slot read as the user's own lasting fact."""
+        return self.slot is not None and self.own
 
 
 @dataclass(frozen=True, slots=True)
 class Weights:
-    """The two linear models, inputs already standardised into the weights."""
+    """The two linear models, inputs already standardised into the weights, and the two cuts chosen by
+    cross-validation: the slot probability a value is read from, the doubt under which it is the user's."""
 
-    clause: np.ndarray  # (2 × hidden, acts + slot labels + 1 + flags)
+    clause: np.ndarray  # (2 × hidden, acts + slot labels + polarity + flags + doubt)
     clause_bias: np.ndarray
     tagger: np.ndarray  # (3 × hidden + slot labels, 3): O, B, I
     tagger_bias: np.ndarray
     threshold: float
+    doubt_cut: float
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -86,6 +96,7 @@ class LearnedReader:
         self._slot = slice(acts, acts + slots)
         self._polarity = acts + slots
         self._flags = slice(acts + slots + 1, acts + slots + 1 + len(FLAGS))
+        self._doubt = acts + slots + 1 + len(FLAGS)
 
     def read(
         self, text: str, states: np.ndarray, spans: np.ndarray, clause: tuple[int, int] | None = None
@@ -97,17 +108,19 @@ class LearnedReader:
         own_states, own_spans = states[inside], spans[inside]
         z = clause_features(own_states) @ self.weights.clause + self.weights.clause_bias
         act = ACTS[int(np.argmax(z[self._act]))]
-        slot_p = _softmax(z[self._slot])
+        slot_p = _softmax(z[self._slot])[:-1]  # the slots, without "no slot"
         best = int(np.argmax(slot_p))
         slot, score = SLOT_LABELS[best], float(slot_p[best])
         polarity = "-" if z[self._polarity] > 0 else "+"
         flags = frozenset(flag for flag, logit in zip(FLAGS, z[self._flags], strict=True) if logit > 0)
+        doubt = float(z[self._doubt])
+        own = doubt < self.weights.doubt_cut and not not_own(act, slot, flags)
         value = None
-        if act == "fact" and slot and score >= self.weights.threshold and len(own_states):
+        if act == "fact" and score >= self.weights.threshold and len(own_states):
             value = self._value(text, own_states, own_spans, slot)
         if value is None:
-            return Reading(act, None, None, polarity, flags, 0.0)
-        return Reading(act, slot, value, polarity, flags, score)
+            return Reading(act, None, None, polarity, flags, score, doubt, own)
+        return Reading(act, slot, value, polarity, flags, score, doubt, own)
 
     def _value(self, text: str, states: np.ndarray, spans: np.ndarray, slot: str) -> str | None:
         """The best-scoring span of at most ``MAX_SPAN`` tokens, as the substring it covers."""
@@ -134,11 +147,12 @@ class LearnedReader:
             return shipped
         from actors.language.reader.train import DEFAULT_PENALTY, DEFAULT_THRESHOLD, examples_of, train
 
-        penalty, threshold = DEFAULT_PENALTY, DEFAULT_THRESHOLD
+        penalty, threshold, doubt_cut = DEFAULT_PENALTY, DEFAULT_THRESHOLD, 0.0
         if path.exists():  # the choices cross-validated for the shipped model, kept for a grown corpus
             with np.load(path) as stale:
                 penalty, threshold = float(stale["penalty"]), float(stale["threshold"])
-        return train(examples_of(embedder, "train"), penalty, threshold)
+                doubt_cut = float(stale["doubt_cut"])
+        return train(examples_of(embedder, "train"), penalty, threshold, doubt_cut)
 
     def save(
         self, penalty: float, checks: list[str], check_features: np.ndarray, path: Path = SHIPPED
@@ -152,6 +166,7 @@ class LearnedReader:
             tagger=w.tagger,
             tagger_bias=w.tagger_bias,
             threshold=np.float32(w.threshold),
+            doubt_cut=np.float32(w.doubt_cut),
             corpus_hash=np.str_(corpus_hash()),
             checks=np.array(checks),
             check_features=check_features.astype(np.float32),
@@ -207,6 +222,7 @@ def _shipped(embedder: StatesEmbedder, path: Path) -> LearnedReader | None:
             shipped["tagger"],
             shipped["tagger_bias"],
             float(shipped["threshold"]),
+            float(shipped["doubt_cut"]),
         )
         checks = [str(text) for text in shipped["checks"]]
         expected = shipped["check_features"]

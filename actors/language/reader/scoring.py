@@ -1,4 +1,6 @@
-"""How a reading is scored against its label: slot+value matches, look-alikes read as the user's own.
+"""How a reading is scored against its label: slot+value matches (over every clause, and over the user's
+own lasting facts: a reading counted there only when it is read as the user's own), look-alikes read as
+the user's own.
 
 A value matches **exactly** when the span read is the labelled substring; **normalized** when the two are
 equal once case-folded, with spaces and punctuation removed (a token boundary can fall inside a value,
@@ -37,6 +39,9 @@ class Counts:
     right: int  # read with the labelled slot and a matching value
     look_alikes: int  # clauses labelled as look-alikes
     look_alikes_read_as_own: int
+    own_labelled: int  # clauses labelled with a slot that are the user's own lasting fact
+    own_read: int  # clauses read with a slot as the user's own
+    own_right: int  # both, with the labelled slot and a matching value
 
     @property
     def precision(self) -> float:
@@ -52,6 +57,19 @@ class Counts:
         return 2 * p * r / (p + r) if p + r else 0.0
 
     @property
+    def own_precision(self) -> float:
+        return self.own_right / self.own_read if self.own_read else 0.0
+
+    @property
+    def own_recall(self) -> float:
+        return self.own_right / self.own_labelled if self.own_labelled else 0.0
+
+    @property
+    def own_f1(self) -> float:
+        p, r = self.own_precision, self.own_recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    @property
     def look_alike_rate(self) -> float:
         return self.look_alikes_read_as_own / self.look_alikes if self.look_alikes else 0.0
 
@@ -62,12 +80,17 @@ def counts(
     exact: bool = False,
 ) -> Counts:
     """``readings``: per clause, the slot and value read and whether it is read as the user's own fact."""
-    labelled = read = right = look_alikes = read_as_own = 0
+    labelled = read = right = look_alikes = read_as_own = own_labelled = own_read = own_right = 0
     for label, (slot, value, own) in zip(labels, readings, strict=True):
+        matches = slot is not None and slot == label.slot and value_matches(value, label.value, exact)
         labelled += label.slot is not None
         read += slot is not None
-        right += slot is not None and slot == label.slot and value_matches(value, label.value, exact)
+        right += matches
+        own_label = label.slot is not None and not label.look_alike
+        own_labelled += own_label
+        own_read += own
+        own_right += own and own_label and matches
         if label.look_alike:
             look_alikes += 1
             read_as_own += own
-    return Counts(labelled, read, right, look_alikes, read_as_own)
+    return Counts(labelled, read, right, look_alikes, read_as_own, own_labelled, own_read, own_right)
