@@ -166,20 +166,19 @@ class UserHost:
         gc.freeze()
 
     def reader(self) -> ClauseReader | None:
-        """The semantic reader every resident shares, loaded on the first write that needs it (its shipped
-        model checked against this host's embedder, ``SemanticReader.load``); None when the settings turn
-        it off or the embedder is the hashing fake."""
+        """The reader every resident shares, loaded on the first write that needs it (its shipped model
+        checked against this host's embedder, ``SemanticReader.load``, or with ``reader="learned"`` and an
+        embedder that gives token states, ``LearnedReader.load``); None when the settings turn it off or
+        the embedder is the hashing fake."""
         if not self.settings.semantic_reader or self.settings.embedder == "hash":
             return None
         with self._reader_lock:
             if self._reader is None:
                 model = self.embedder.model
-                learned = self.settings.reader == "learned" and isinstance(model, StatesEmbedder)
-                self._reader = (
-                    LearnedClauseReader(LearnedReader.load(model), model)
-                    if learned
-                    else SemanticReader.load(self.embedder)
-                )
+                if self.settings.reader == "learned" and isinstance(model, StatesEmbedder):
+                    self._reader = LearnedClauseReader(LearnedReader.load(model), model)
+                else:
+                    self._reader = SemanticReader.load(self.embedder)
             return self._reader
 
     # ------------------------------------------------------------------------------ user commands

@@ -169,14 +169,15 @@ def test_plain_facts_are_read_with_their_value(e5, text, slot, value):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "text",
+    ("text", "not_theirs"),
     [
-        "my sister is allergic to shellfish",
-        "what's a good recipe with peanuts?",
-        "我朋友对花生过敏",
-        "如果我住在罗马就好了",
+        ("my sister is allergic to shellfish", "basic.allergy"),
+        ("what's a good recipe with peanuts?", "preference.food"),
+        ("我朋友对花生过敏", "basic.allergy"),
+        ("如果我住在罗马就好了", "basic.residence"),
     ],
 )
-def test_look_alikes_are_not_read_as_the_users_own(e5, text):
+def test_look_alikes_do_not_give_the_user_their_slot(e5, text, not_theirs):
     _, states, spans = e5.embed_passages_with_states([text])
-    assert not LearnedReader.load(e5).read(text, states[0], spans[0]).own_slot
+    reading = LearnedReader.load(e5).read(text, states[0], spans[0])
+    assert not (reading.own_slot and reading.slot == not_theirs), reading
