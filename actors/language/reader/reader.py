@@ -29,7 +29,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from actors.language.reader.corpus import ACTS, FLAGS, corpus_hash, not_own
-from actors.language.reader.features import SLOT_LABELS, clause_features, token_features
+from actors.language.reader.features import SLOT_LABELS, clause_features
 from actors.language.text import has_han
 
 HERE = Path(__file__).parent
@@ -124,7 +124,12 @@ class LearnedReader:
 
     def _value(self, text: str, states: np.ndarray, spans: np.ndarray, slot: str) -> str | None:
         """The best-scoring span of at most ``MAX_SPAN`` tokens, as the substring it covers."""
-        z = token_features(states, slot) @ self.weights.tagger + self.weights.tagger_bias
+        # token_features(states, slot) @ tagger, without building the features: each block of the weights
+        # applied to the states once, then shifted onto the token after (the previous one's) and before
+        hidden, w = states.shape[1], self.weights.tagger
+        z = states @ w[:hidden] + w[3 * hidden + SLOT_LABELS.index(slot)] + self.weights.tagger_bias
+        z[1:] += states[:-1] @ w[hidden : 2 * hidden]
+        z[:-1] += states[1:] @ w[2 * hidden : 3 * hidden]
         logp = np.log(_softmax(z) + 1e-9)
         gain_b, gain_i = logp[:, 1] - logp[:, 0], logp[:, 2] - logp[:, 0]
         cumulative = np.cumsum(gain_i)
