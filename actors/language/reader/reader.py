@@ -28,7 +28,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from actors.language.reader.corpus import ACTS, FLAGS, corpus_hash, not_own
+from actors.language.reader.corpus import ACTS, CORPUS, FLAGS, corpus_hash, not_own
 from actors.language.reader.features import SLOT_LABELS, clause_features
 from actors.language.text import has_han
 
@@ -144,10 +144,10 @@ class LearnedReader:
         return _trimmed(text[start:end]) or None
 
     @classmethod
-    def load(cls, embedder: StatesEmbedder, path: Path = SHIPPED) -> LearnedReader:
+    def load(cls, embedder: StatesEmbedder, path: Path = SHIPPED, corpus: Path = CORPUS) -> LearnedReader:
         """The shipped reader when it was trained on this corpus and this embedder's states, else one
         trained now (embedding the training part: seconds to a minute)."""
-        shipped = _shipped(embedder, path)
+        shipped = _shipped(embedder, path, corpus)
         if shipped is not None:
             return shipped
         from actors.language.reader.train import DEFAULT_PENALTY, DEFAULT_THRESHOLD, examples_of, train
@@ -157,7 +157,7 @@ class LearnedReader:
             with np.load(path) as stale:
                 penalty, threshold = float(stale["penalty"]), float(stale["threshold"])
                 doubt_cut = float(stale["doubt_cut"])
-        return train(examples_of(embedder, "train"), penalty, threshold, doubt_cut)
+        return train(examples_of(embedder, "train", corpus), penalty, threshold, doubt_cut)
 
     def save(
         self, penalty: float, checks: list[str], check_features: np.ndarray, path: Path = SHIPPED
@@ -215,11 +215,11 @@ def _trimmed(value: str) -> str:
     return value[start:end]
 
 
-def _shipped(embedder: StatesEmbedder, path: Path) -> LearnedReader | None:
+def _shipped(embedder: StatesEmbedder, path: Path, corpus: Path = CORPUS) -> LearnedReader | None:
     if not path.exists():
         return None
     with np.load(path) as shipped:
-        if str(shipped["corpus_hash"]) != corpus_hash():
+        if str(shipped["corpus_hash"]) != corpus_hash(corpus):
             return None
         weights = Weights(
             shipped["clause"],

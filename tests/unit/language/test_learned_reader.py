@@ -5,12 +5,15 @@ shipped model is used only when it matches the corpus and the running embedder (
 
 from __future__ import annotations
 
+import re
+import zlib
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actors.language.reader.corpus import ACTS, FLAGS, SLOTS, Clause
+from actors.language.reader.corpus import ACTS, CORPUS, FLAGS, SLOTS, Clause
 from actors.language.reader.features import SLOT_LABELS
 from actors.language.reader.reader import SHIPPED, LearnedReader, Weights, _shipped
 from actors.language.reader.train import Example, train
@@ -134,6 +137,33 @@ def test_a_shipped_model_is_not_used_with_other_states_nor_for_another_corpus(tm
     with np.load(SHIPPED) as shipped:
         np.savez(stale, **{**dict(shipped), "corpus_hash": np.str_("0" * 64)})
     assert _shipped(_NoiseStates(), stale) is None
+
+
+class _WordStates:
+    """States made from each word's hash: the same word, the same state (no model)."""
+
+    def embed_passages_with_states(self, texts):
+        states, spans = [], []
+        for text in texts:
+            words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)] or [(0, 0)]
+            seeds = [zlib.crc32(text[a:b].encode()) for a, b in words]
+            states.append(
+                np.stack([np.random.default_rng(s).normal(size=HIDDEN) for s in seeds]).astype(np.float32)
+            )
+            spans.append(np.array(words, dtype=np.int32))
+        return np.stack([s.mean(axis=0) for s in states]), states, spans
+
+
+def test_a_shipped_model_that_does_not_match_the_corpus_is_retrained_on_it(tmp_path):
+    """Another corpus than the shipped model's: ``load`` trains on that corpus's training part."""
+    for lang in ("en", "zh"):
+        lines = (CORPUS / f"train_{lang}.jsonl").read_text(encoding="utf-8").splitlines()[:60]
+        (tmp_path / f"train_{lang}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    reader = LearnedReader.load(_WordStates(), SHIPPED, corpus=tmp_path)
+    with np.load(SHIPPED) as shipped:
+        assert reader.weights.clause.shape[0] == 2 * HIDDEN != shipped["clause"].shape[0]
+        assert reader.weights.threshold == pytest.approx(float(shipped["threshold"]))
+    assert _shipped(_WordStates(), SHIPPED, tmp_path) is None
 
 
 @pytest.fixture(scope="module")
