@@ -69,7 +69,8 @@ def main() -> None:
             )
         figures = "  ".join(
             f"{lang}: right {right[lang]}/{own[lang]} ({right[lang] / max(own[lang], 1):.1%}), "
-            f"look-alikes kept {kept_alike[lang]}/{alike[lang]} ({kept_alike[lang] / max(alike[lang], 1):.1%})"
+            f"look-alikes kept {kept_alike[lang]}/{alike[lang]} "
+            f"({kept_alike[lang] / max(alike[lang], 1):.1%})"
             for lang in ("en", "zh")
         )
         print(f"cut {cut:+.1f}  {figures}")
