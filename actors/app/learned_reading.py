@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from actors.app.write import PreparedWrite, Readings
+from actors.adapters.embedding import Embedder
+from actors.app.write import ClauseReader, PreparedWrite, Readings, UnruledReader
 from actors.core.extraction import ClauseReading
 from actors.language.lexicon import canonical_place, normalize_value
 from actors.language.pack import LanguagePack
 from actors.language.packs import packs
-from actors.language.reader.reader import LearnedReader
+from actors.language.reader.reader import LearnedReader, StatesEmbedder
 from actors.language.reader.reader import Reading as LearnedReading
 from actors.language.segments import segment
+from actors.language.understanding.reader import SemanticReader
 
 #: flags that make a clause not the user's own fact
 NOT_THE_USERS = frozenset({"other", "hypothetical", "plan", "sarcasm", "quoted"})
@@ -40,6 +42,16 @@ PLACES = frozenset({"basic.residence", "basic.hometown"})
 DOUBT_CUT = -0.5
 #: where a clause's parts are cut for the reader, beside the rules' clauses
 _CUTS = frozenset(",，;；、")
+
+
+def make_reader(kind: str, embedder: Embedder, model: Embedder | None = None) -> ClauseReader:
+    """The clause reader the settings name (``HermesSettings.reader``), its shipped model checked against
+    ``embedder``: the learned reader where asked for and the model gives token states (``model``: the
+    model a batching ``embedder`` shares, whose kind decides), else the semantic reader."""
+    states = model if model is not None else embedder
+    if kind == "learned" and isinstance(states, StatesEmbedder):
+        return LearnedClauseReader(LearnedReader.load(states))
+    return UnruledReader(SemanticReader.load(embedder))
 
 
 class LearnedClauseReader:

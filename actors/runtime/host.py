@@ -42,14 +42,12 @@ from ray.actor import ActorProxy
 from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, span
 from actors.app.commands import Command, Effect, Prepared
-from actors.app.learned_reading import LearnedClauseReader
+from actors.app.learned_reading import make_reader
 from actors.app.service import UserMemoryService
-from actors.app.write import ClauseReader, UnruledReader
+from actors.app.write import ClauseReader
 from actors.core.extraction import make_extractor
 from actors.core.memory import utcnow
-from actors.language.reader.reader import LearnedReader, StatesEmbedder
 from actors.language.tokens import load_segmenter
-from actors.language.understanding.reader import SemanticReader
 from actors.runtime import outbox
 from actors.runtime.batching import BatchingEmbedder
 from actors.runtime.rendezvous import host_of
@@ -179,11 +177,7 @@ class UserHost:
             return None
         with self._reader_lock:
             if self._reader is None:
-                model = self.embedder.model
-                if self.settings.reader == "learned" and isinstance(model, StatesEmbedder):
-                    self._reader = LearnedClauseReader(LearnedReader.load(model))
-                else:
-                    self._reader = UnruledReader(SemanticReader.load(self.embedder))
+                self._reader = make_reader(self.settings.reader, self.embedder, self.embedder.model)
             return self._reader
 
     # ------------------------------------------------------------------------------ user commands
