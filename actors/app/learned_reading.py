@@ -23,11 +23,10 @@ from actors.adapters.embedding import Embedder
 from actors.app.write import ClauseReader, PreparedWrite, Readings, UnruledReader
 from actors.core.extraction import ClauseReading
 from actors.language.lexicon import canonical_place, normalize_value
-from actors.language.pack import LanguagePack
 from actors.language.packs import packs
 from actors.language.reader.reader import LearnedReader, StatesEmbedder
 from actors.language.reader.reader import Reading as LearnedReading
-from actors.language.segments import segment
+from actors.language.segments import Sentence, segment
 from actors.language.understanding.reader import SemanticReader
 
 #: flags that make a clause not the user's own fact
@@ -73,9 +72,10 @@ class LearnedClauseReader:
 
     def read_clause(self, text: str, states: np.ndarray, spans: np.ndarray) -> ClauseReading | None:
         """The reading of the part of ``text`` the reader is surest of, among those it keeps."""
-        corrected = any(sentence.correction for sentence in segment(text, self._packs))
+        sentences = segment(text, self._packs)
+        corrected = any(sentence.correction for sentence in sentences)
         best: tuple[float, ClauseReading] | None = None
-        for window in windows(text, self._packs):
+        for window in windows(text, sentences):
             learned = self.reader.read(text, states, spans, window)
             reading = self.kept(learned, corrected)
             if reading is not None and (best is None or learned.score > best[0]):
@@ -103,12 +103,12 @@ class LearnedClauseReader:
         )
 
 
-def windows(text: str, languages: tuple[LanguagePack, ...]) -> list[tuple[int, int]]:
-    """The parts of ``text`` the reader reads: the whole, the rules' clauses, and each clause's parts
-    between commas, as ``[start, end)`` character windows."""
+def windows(text: str, sentences: list[Sentence]) -> list[tuple[int, int]]:
+    """The parts of ``text`` the reader reads: the whole, the rules' clauses (of ``sentences``, the text
+    segmented), and each clause's parts between commas, as ``[start, end)`` character windows."""
     found = [(0, len(text))]
     at = 0
-    for sentence in segment(text, languages):
+    for sentence in sentences:
         for clause in sentence.clauses:
             start = text.find(clause.text, at)
             if start < 0:

@@ -23,6 +23,7 @@ from actors.language.packs import packs
 from actors.language.reader.corpus import FLAGS, SLOTS
 from actors.language.reader.reader import LearnedReader
 from actors.language.reader.reader import Reading as LearnedReading
+from actors.language.segments import segment
 from actors.runtime.batching import BatchingEmbedder
 
 CUT = -0.5
@@ -62,7 +63,7 @@ def test_a_reading_is_kept_as_the_users_own_only_as_its_flags_say(act, slot, fla
 )
 def test_the_parts_read_are_windows_of_the_text(parts, joiner):
     text = joiner.join(parts)
-    found = windows(text, packs())
+    found = windows(text, segment(text, packs()))
     assert found[0] == (0, len(text))
     assert len(found) == len(set(found))
     for start, end in found:
