@@ -33,12 +33,15 @@ from actors.language.understanding.reader import SemanticReader
 NOT_THE_USERS = frozenset({"other", "hypothetical", "plan", "sarcasm", "quoted"})
 #: flags of the user's own statement about a fact that the reader's doubt counts against
 STATEMENTS_ABOUT_A_FACT = frozenset({"negated", "change", "retraction"})
-#: slots where a fact about someone else says who they are to the user (the corpus README)
-RELATION_SLOTS = frozenset({"basic.family", "relation.social", "basic.pet"})
+#: the slots the reader gives: lasting facts (a plan or a state is read by its flags, ``plan`` and
+#: ``time_bound``, on these)
+LASTING = ("basic.", "preference.", "relation.")
 PLACES = frozenset({"basic.residence", "basic.hometown"})
 #: the doubt (a logit) under which a reading is the user's own: chosen on the corpus's training part
 #: (``tests/bench/choose_reading_cut.py``: the most right readings with look-alikes kept within 2 %)
-DOUBT_CUT = -0.5
+DOUBT_CUT = -1.5
+#: the likeliest slot's probability a reading needs (the reader reads a value from 0.55): chosen with the cut
+MIN_SCORE = 0.75
 #: where a clause's parts are cut for the reader, beside the rules' clauses
 _CUTS = frozenset(",，;；、")
 
@@ -56,9 +59,10 @@ def make_reader(kind: str, embedder: Embedder, model: Embedder | None = None) ->
 class LearnedClauseReader:
     reads_states = True
 
-    def __init__(self, reader: LearnedReader, doubt_cut: float = DOUBT_CUT):
+    def __init__(self, reader: LearnedReader, doubt_cut: float = DOUBT_CUT, min_score: float = MIN_SCORE):
         self.reader = reader
         self.doubt_cut = doubt_cut
+        self.min_score = min_score
         self._packs = packs()
 
     def read(self, prepared: PreparedWrite) -> Readings:
@@ -86,8 +90,10 @@ class LearnedClauseReader:
         """``learned`` as the gate takes it, or None when it is not a fact of the user's own."""
         if learned.act != "fact" or learned.slot is None or learned.value is None:
             return None
+        if not learned.slot.startswith(LASTING) or learned.score < self.min_score:
+            return None
         flags = learned.flags
-        if flags & (NOT_THE_USERS - ({"other"} if learned.slot in RELATION_SLOTS else set())):
+        if flags & NOT_THE_USERS:
             return None
         if learned.doubt >= self.doubt_cut and not flags & STATEMENTS_ABOUT_A_FACT:
             return None

@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from actors.adapters.embedding import HashEmbedder
 from actors.app.learned_reading import (
     NOT_THE_USERS,
-    RELATION_SLOTS,
     STATEMENTS_ABOUT_A_FACT,
     LearnedClauseReader,
     windows,
@@ -26,8 +25,8 @@ from actors.language.reader.reader import Reading as LearnedReading
 from actors.language.segments import segment
 from actors.runtime.batching import BatchingEmbedder
 
-CUT = -0.5
-READER = LearnedClauseReader(LearnedReader.__new__(LearnedReader), doubt_cut=CUT)
+CUT, SCORE = -1.5, 0.75
+READER = LearnedClauseReader(LearnedReader.__new__(LearnedReader), doubt_cut=CUT, min_score=SCORE)
 
 
 @given(
@@ -36,14 +35,15 @@ READER = LearnedClauseReader(LearnedReader.__new__(LearnedReader), doubt_cut=CUT
     flags=st.frozensets(st.sampled_from(FLAGS)),
     polarity=st.sampled_from(["+", "-"]),
     doubt=st.floats(-6, 6),
+    score=st.floats(0.5, 1.0),
 )
-def test_a_reading_is_kept_as_the_users_own_only_as_its_flags_say(act, slot, flags, polarity, doubt):
+def test_a_reading_is_kept_as_the_users_own_only_as_its_flags_say(act, slot, flags, polarity, doubt, score):
     value = None if slot is None else "Porto"
-    learned = LearnedReading(act, slot, value, polarity, flags, 0.9, doubt, own=False)
+    learned = LearnedReading(act, slot, value, polarity, flags, score, doubt, own=False)
     kept = READER.kept(learned)
-    not_theirs = flags & (NOT_THE_USERS - ({"other"} if slot in RELATION_SLOTS else set()))
     doubted = doubt >= CUT and not flags & STATEMENTS_ABOUT_A_FACT
-    if act != "fact" or slot is None or not_theirs or doubted:
+    lasting = slot is not None and slot.startswith(("basic.", "preference.", "relation."))
+    if act != "fact" or not lasting or score < SCORE or flags & NOT_THE_USERS or doubted:
         assert kept is None
         return
     assert kept is not None and kept.slot == slot
