@@ -1,11 +1,12 @@
 """How the learned reader's readings are kept in the write path (``actors.app.learned_reading``), measured on
-the corpus's **training** part only (never the held-out part, nor a probe): for each doubt cut, the
-user's own statements read right (slot and normalized value, and a denial or retraction read negative)
-and the look-alikes (someone else's fact, a hypothetical, a plan, a joke, a quote, another act) kept as
-the user's, per language, for each doubt cut and least slot probability. ``DOUBT_CUT`` and ``MIN_SCORE``
-are the pair with the most right readings whose look-alike rate stays within 2 % in both languages. Beside it, the semantic reader's tuned utterances (``actors/language/understanding``,
-never its held-out lines) that no rule gives a slot, read as the write path reads them
-(``LearnedClauseReader.read_clause``): the slot labelled read, and the look-alikes (``none``) given one.
+the corpus's **training** part only (never the held-out part, nor a probe): per language, for each doubt
+cut and least slot probability, the user's own statements read right (slot and normalized value, a
+denial or retraction read negative), the precision over every slot kept for a fact (an event given a slot
+is wrong), and the look-alikes (someone else's fact, a hypothetical, a plan, a joke, a quote, another act)
+kept as the user's. ``DOUBT_CUT`` and ``MIN_SCORE`` are the pair with the most right readings whose
+look-alike rate stays within 2 % in both languages. Beside it, the semantic reader's tuned utterances
+(``actors/language/understanding``, never its held-out lines) that no rule gives a slot, read as the write
+path reads them (``LearnedClauseReader.read_clause``): the slot labelled read, and look-alikes given one.
 
     .venv/bin/python tests/bench/choose_reading_cut.py
 """
