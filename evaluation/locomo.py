@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 
 from actors.adapters.embedding import Embedder, make_embedder
+from actors.app.learned_reading import make_reader
 from actors.app.service import UserMemoryService
-from actors.app.write import ClauseReader, UnruledReader
-from actors.language.understanding.reader import SemanticReader
+from actors.app.write import ClauseReader
 from actors.store.sql.store import MemoryStore
 from evaluation.baselines import BM25Baseline, DenseBaseline, FusedBaseline
 from evaluation.data import Conversation, load_conversations
@@ -94,8 +94,9 @@ class MemorySystem:
     def __init__(self, store: MemoryStore, embedder: Embedder, policy: GatePolicy):
         self.store, self.embedder, self.policy = store, embedder, policy
         # the clause reader a host runs beside the rules (``UserHost.reader``)
+        settings = HermesSettings()
         self.reader: ClauseReader | None = (
-            UnruledReader(SemanticReader.load(embedder)) if HermesSettings().semantic_reader else None
+            make_reader(settings.reader, embedder) if settings.semantic_reader else None
         )
 
     def service(self, conversation: Conversation, clock: ConversationClock) -> UserMemoryService:

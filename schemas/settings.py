@@ -151,6 +151,10 @@ class HermesSettings(BaseSettings):
     #: read clauses no rule reads with the semantic reader (``actors.language.understanding``): a linear
     #: model over the embedder's vectors; off with the hashing fake embedder, whose vectors mean nothing
     semantic_reader: bool = True
+    #: which reader that is: ``semantic`` (a label from the passage vector, a value from the lexicon and the
+    #: clause's shape) or ``learned`` (``actors.language.reader``: the value span and the flags from the
+    #: token states; docs/quality.md#12-a-learned-reader-over-the-token-states)
+    reader: Literal["semantic", "learned"] = "learned"
     http_host: str = "127.0.0.1"
     http_port: int = 8000
     admin_key: str = ""  # empty: tenant management endpoints disabled

@@ -31,6 +31,7 @@ import numpy as np
 
 from actors.adapters.e5_tokenizer import E5Tokenizer
 from actors.adapters.e5_weights import (
+    Config,
     E5Weights,
     bundled_model,
     dequantize,
@@ -83,6 +84,7 @@ class E5Model:
             weights.tensors["emb.pos"].reshape(config.max_positions, config.hidden)
             + weights.tensors["emb.type"][: config.hidden]
         )
+        self._states = states_output(config)
         graph = build_graph(weights).SerializeToString()
         if engine == "int8":
             graph = cached_int8_graph(graph)
@@ -98,27 +100,55 @@ class E5Model:
         return cls(read_weights(bundled_model()), num_threads, spin, engine)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.hidden), dtype=np.float32)
-        if not texts:
-            return out
-        # every window of every text, as (text index, its content length, its piece ids with <s> and </s>)
+        vectors, _ = self._run(self.tokenizer.encode(texts), with_states=False)
+        return vectors
+
+    def embed_with_states(
+        self, texts: list[str], prefix: str
+    ) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+        """``embed`` of ``prefix + text`` for each text, with the last layer's states of the text's own
+        tokens ((tokens, hidden) float32 each; the prefix's tokens, ``<s>`` and ``</s>`` left out) and their
+        ``[start, end)`` character spans in the text ((tokens, 2) int32 each)."""
+        encoded = self.tokenizer.encode_with_offsets([prefix + text for text in texts])
+        vectors, states = self._run([ids for ids, _ in encoded], with_states=True)
+        own_states, own_spans = [], []
+        for text_states, (_, spans) in zip(states, encoded, strict=True):
+            own = spans[:, 0] >= len(prefix)
+            own_states.append(text_states[own])
+            own_spans.append(spans[own] - len(prefix))
+        return vectors, own_states, own_spans
+
+    def _run(self, contents: list[list[int]], with_states: bool) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The pooled vector of each text's content pieces and, ``with_states``, each piece's last-layer
+        state (else an empty list)."""
+        out = np.zeros((len(contents), self.hidden), dtype=np.float32)
+        states = (
+            [np.zeros((len(content), self.hidden), np.float32) for content in contents] if with_states else []
+        )
+        if not contents:
+            return out, states
+        # every window of every text: (text index, its first piece's place, its piece ids with <s> and </s>)
         windows: list[tuple[int, int, list[int]]] = []
         bos, eos = self.tokenizer.bos, self.tokenizer.eos
-        for index, content in enumerate(self.tokenizer.encode(texts)):
+        for index, content in enumerate(contents):
             for start in range(0, max(len(content), 1), self.window):
-                piece = content[start : start + self.window]
-                windows.append((index, len(piece), [bos, *piece, eos]))
-        weights = np.zeros(len(texts), dtype=np.float64)
+                windows.append((index, start, [bos, *content[start : start + self.window], eos]))
+        weights = np.zeros(len(contents), dtype=np.float64)
         for batch in _batches(sorted(windows, key=lambda window: len(window[2]))):
-            means = self._forward([ids for _, _, ids in batch])
-            for (index, length, _), mean in zip(batch, means, strict=True):
+            means, batch_states = self._forward([ids for _, _, ids in batch], with_states)
+            for row, ((index, start, ids), mean) in enumerate(zip(batch, means, strict=True)):
+                length = len(ids) - 2
                 out[index] += max(length, 1) * mean
                 weights[index] += max(length, 1)
+                if with_states:
+                    states[index][start : start + length] = batch_states[row, 1 : 1 + length]
         out /= weights[:, None].astype(np.float32)
         out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-6)
-        return out
+        return out, states
 
-    def _forward(self, sequences: list[list[int]]) -> np.ndarray:
+    def _forward(self, sequences: list[list[int]], with_states: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Each sequence's mean and, ``with_states``, its token states (batch, length, hidden), padding
+        included (else an empty array)."""
         length = max(len(ids) for ids in sequences)
         ids = np.zeros((len(sequences), length), dtype=np.int64)
         mask = np.zeros((len(sequences), length), dtype=np.int32)
@@ -127,9 +157,12 @@ class E5Model:
             mask[row, : len(sequence)] = 1
         embeddings = dequantize(self._word[ids]) + self._position[:length]
         session = self._wide if self._wide is not None and _idle_core(self._cores) else self._narrow
-        (means,) = session.run(None, {"embeddings": embeddings, "mask": mask})
-        result: np.ndarray = means
-        return result
+        feeds = {"embeddings": embeddings, "mask": mask}
+        if not with_states:
+            (means,) = session.run(["means"], feeds)
+            return means, np.zeros((0, 0, self.hidden), np.float32)
+        means, states = session.run(["means", self._states], feeds)
+        return means, states
 
 
 def _session(graph: bytes, threads: int, spin: bool) -> Any:
@@ -317,9 +350,16 @@ def _unpacked_nibbles(blob: np.ndarray) -> np.ndarray:
     return nibbles.reshape(*blob.shape[:-1], -1)
 
 
+def states_output(config: Config) -> str:
+    """The name of the graph output holding the last layer's token states (its final LayerNorm's output,
+    exposed as it stands: no copy, nothing computed when only ``means`` is fetched)."""
+    return f"l{config.layers - 1}.x2"
+
+
 def build_graph(weights: E5Weights) -> Any:
     """The encoder as an ONNX model: ``embeddings`` (batch, length, hidden) float32 and ``mask`` (batch,
-    length) int32 in, ``means`` (batch, hidden) out: each text's mean over its own tokens."""
+    length) int32 in, ``means`` (batch, hidden) out: each text's mean over its own tokens; and the last
+    layer's token states (batch, length, hidden), output ``states_output(config)``, for whoever asks."""
     from onnx import TensorProto, helper, numpy_helper
 
     config = weights.config
@@ -412,7 +452,13 @@ def build_graph(weights: E5Weights) -> Any:
             helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, ["batch", "length", hidden]),
             helper.make_tensor_value_info("mask", TensorProto.INT32, ["batch", "length"]),
         ],
-        [helper.make_tensor_value_info("means", TensorProto.FLOAT, ["batch", hidden])],
+        [
+            helper.make_tensor_value_info("means", TensorProto.FLOAT, ["batch", hidden]),
+            # the last layer's token states, before pooling: fetched only when asked for (``run``'s names)
+            helper.make_tensor_value_info(
+                states_output(config), TensorProto.FLOAT, ["batch", "length", hidden]
+            ),
+        ],
         initializers,
     )
     opsets = [helper.make_opsetid("", 17), helper.make_opsetid(_MS, 1)]

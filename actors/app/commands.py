@@ -36,7 +36,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from actors.app.service import UserMemoryService
-from actors.app.write import Extraction, extract
+from actors.app.write import Extraction, PreparedWrite, TokenStates, extract
 from actors.core.extraction import Extractor
 from schemas import api
 from schemas.api import AlertFilter
@@ -64,9 +64,22 @@ class Prepared:
     passage_vectors: np.ndarray | None = None
     #: the query's vector, when embedded ahead
     query_vector: np.ndarray | None = None
+    #: the candidates' token states, when embedded ahead for a reader that reads them
+    passage_states: TokenStates | None = None
 
-    def embedded(self, query_vector: np.ndarray | None, passage_vectors: np.ndarray) -> Prepared:
-        return replace(self, query_vector=query_vector, passage_vectors=passage_vectors)
+    def write_of(self, service: UserMemoryService) -> PreparedWrite:
+        """The write prepared for ``service``: with what was embedded ahead, the rest embedded now."""
+        return service.prepared(self.extraction, self.passage_vectors, self.passage_states)
+
+    def embedded(
+        self,
+        query_vector: np.ndarray | None,
+        passage_vectors: np.ndarray,
+        passage_states: TokenStates | None = None,
+    ) -> Prepared:
+        return replace(
+            self, query_vector=query_vector, passage_vectors=passage_vectors, passage_states=passage_states
+        )
 
 
 #: what a command that reads nothing ahead prepares
@@ -198,7 +211,10 @@ class WriteTurns(Write):
         return Prepared(extraction=extract(extractor, self.request, received))
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.WriteResult:
-        return service.write(service.prepared(prepared.extraction, prepared.passage_vectors), self.request_id)
+        return service.write(
+            prepared.write_of(service),
+            self.request_id,
+        )
 
 
 class WriteMemory(Write):
@@ -238,7 +254,7 @@ class PreviewTurns(UserCommand[api.TurnsPreview]):
         return Prepared(extraction=extract(extractor, self.request, received))
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.TurnsPreview:
-        return service.preview(service.prepared(prepared.extraction, prepared.passage_vectors))
+        return service.preview(prepared.write_of(service))
 
 
 # ------------------------------------------------------------------------------- recall and sessions

@@ -29,6 +29,7 @@ from actors.app.write import (
     ClauseReader,
     Extraction,
     PreparedWrite,
+    TokenStates,
     extract,
     not_kept_detail,
     read,
@@ -49,6 +50,7 @@ from actors.core.records import CohortFeature
 from actors.core.said_before import SessionTurns
 from actors.core.slots import is_style
 from actors.core.style import canonical_style
+from actors.language.reader.reader import StatesEmbedder
 from actors.language.redaction import (
     Neutralized,
     addressed_to_assistant,
@@ -267,11 +269,23 @@ class UserMemoryService:
         with span("extract", turns=len(request.turns)):
             return extract(self.extractor, request, self.clock())
 
-    def prepared(self, extraction: Extraction, ahead: np.ndarray | None = None) -> PreparedWrite:
-        """The extraction with its candidates' vectors: ``ahead`` when the host embedded them while the call
-        waited, else embedded now."""
-        vectors = self._embed(extraction.passages) if ahead is None else ahead
-        return PreparedWrite(extraction, np.asarray(vectors, dtype=np.float32))
+    def prepared(
+        self, extraction: Extraction, ahead: np.ndarray | None = None, states: TokenStates | None = None
+    ) -> PreparedWrite:
+        """The extraction with its candidates' vectors, and their token states when the clause reader reads
+        them: ``ahead`` (and ``states``) when the host embedded them while the call waited, else embedded
+        now, vectors and states in one forward pass."""
+        passages = extraction.passages
+        reader = self.reader() if passages else None
+        with_states = self.embedder if isinstance(self.embedder, StatesEmbedder) else None
+        wanted = reader is not None and reader.reads_states and with_states is not None
+        if wanted and states is None and with_states is not None:
+            with span("embedder.embed_passages_with_states", texts=len(passages)):
+                vectors, token_states, spans = with_states.embed_passages_with_states(passages)
+            states = tuple(zip(token_states, spans, strict=True))
+            ahead = vectors
+        vectors = self._embed(passages) if ahead is None else ahead
+        return PreparedWrite(extraction, np.asarray(vectors, dtype=np.float32), states if wanted else None)
 
     def write(self, prepared: PreparedWrite, request_id: str | None = None) -> api.WriteResult:
         """Read, decide and commit a prepared write under ``request_id``."""

@@ -4,11 +4,13 @@
    the write was received), read by the extractor into an ``Extraction``: the candidates, how many turns
    gave none, and what was not kept and why. It reads the request alone, so the host may run it while the
    call waits for the user's mailbox.
-2. the candidates' passage vectors, one row each (embedded ahead by the host, or by the service), with the
+2. the candidates' passage vectors, one row each (embedded ahead by the host, or by the service), and
+   when the reader reads them their tokens' last-layer states from the same forward pass, with the
    extraction: a ``PreparedWrite``.
-3. ``read``: the clause reader's readings of the candidates, from their vectors (``ClauseReader``: today
-   the semantic reader of ``actors.language.understanding``, for the candidates no rule gave a slot), and
-   ``read_into``: the candidates with their readings, a new tuple.
+3. ``read``: the clause reader's readings of the candidates no rule gave a slot (``ClauseReader``: the
+   learned reader of ``actors.language.reader`` over the token states of the pass that gave the vectors,
+   ``actors.app.learned_reading``, or the semantic reader of ``actors.language.understanding`` over the
+   vectors alone), and ``read_into``: the candidates with their readings, a new tuple.
 4. ``with_context``: each candidate with the turns said just before its own in its session (its context,
    ``actors.core.said_before``), in the user's order of calls, since the turns before may have come in an
    earlier call;
@@ -24,14 +26,25 @@ from typing import Protocol
 
 import numpy as np
 
-from actors.core.extraction import Extractor, Turn, context_words, read_as, read_turn, split_speaker
+from actors.core.extraction import (
+    ClauseReading,
+    Extractor,
+    Turn,
+    context_words,
+    read_as,
+    read_turn,
+    split_speaker,
+)
 from actors.core.memory import Candidate
 from actors.core.said_before import SessionTurns, context_of
-from actors.language.understanding.reader import Reading, SemanticReader
+from actors.language.understanding.reader import SemanticReader
 from schemas import api
 
 #: what a clause reader found in each candidate, in the candidates' order (None: nothing read)
-Readings = tuple[Reading | None, ...]
+Readings = tuple[ClauseReading | None, ...]
+#: per candidate, its tokens' last-layer states ((tokens, hidden) float32) and their ``[start, end)``
+#: character spans in its content ((tokens, 2) int32): ``StatesEmbedder.embed_passages_with_states``
+TokenStates = tuple[tuple[np.ndarray, np.ndarray], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,41 +96,56 @@ def not_kept_detail(reason: str) -> str:
 
 @dataclass(frozen=True, slots=True, eq=False)  # vectors: compared by identity
 class PreparedWrite:
-    """An extraction with its candidates' passage vectors: row ``n`` (float32) is candidate ``n``'s."""
+    """An extraction with its candidates' passage vectors: row ``n`` (float32) is candidate ``n``'s; and,
+    when the clause reader reads them, their token states from the same forward pass."""
 
     extraction: Extraction
     vectors: np.ndarray
+    states: TokenStates | None = None
 
     def __post_init__(self) -> None:
-        if len(self.vectors) != len(self.extraction.candidates):
-            raise ValueError(f"{len(self.vectors)} vectors for {len(self.extraction.candidates)} candidates")
+        wanted = len(self.extraction.candidates)
+        if len(self.vectors) != wanted:
+            raise ValueError(f"{len(self.vectors)} vectors for {wanted} candidates")
+        if self.states is not None and len(self.states) != wanted:
+            raise ValueError(f"{len(self.states)} token states for {wanted} candidates")
 
 
 class ClauseReader(Protocol):
-    """Reads a write's candidates from their vectors: what each is about, where no rule said it."""
+    """Reads a write's candidates: what each is about, where no rule said it."""
 
-    def read(self, extraction: Extraction, vectors: np.ndarray) -> Readings: ...
+    #: whether it reads the candidates' token states (``PreparedWrite.states``), not only their vectors
+    @property
+    def reads_states(self) -> bool: ...
+
+    def read(self, prepared: PreparedWrite) -> Readings: ...
 
 
 class UnruledReader:
     """The semantic reader (``actors.language.understanding``) as a clause reader: it reads the candidates no
     rule gave a slot, each with one small matrix product on its vector."""
 
+    reads_states = False
+
     def __init__(self, reader: SemanticReader):
         self.reader = reader
 
-    def read(self, extraction: Extraction, vectors: np.ndarray) -> Readings:
+    def read(self, prepared: PreparedWrite) -> Readings:
         return tuple(
-            None if cand.slot is not None else self.reader.read(split_speaker(cand.content)[1], vector)
-            for cand, vector in zip(extraction.candidates, vectors, strict=True)
+            None if cand.slot is not None else self._read(cand.content, vector)
+            for cand, vector in zip(prepared.extraction.candidates, prepared.vectors, strict=True)
         )
+
+    def _read(self, content: str, vector: np.ndarray) -> ClauseReading | None:
+        reading = self.reader.read(split_speaker(content)[1], vector)
+        return None if reading is None else ClauseReading.of(reading)
 
 
 def read(prepared: PreparedWrite, reader: ClauseReader | None) -> Readings:
     """The reader's readings of the prepared write's candidates (none without a reader)."""
     if reader is None:
         return (None,) * len(prepared.extraction.candidates)
-    return reader.read(prepared.extraction, prepared.vectors)
+    return reader.read(prepared)
 
 
 def read_into(candidates: tuple[Candidate, ...], readings: Readings) -> tuple[Candidate, ...]:

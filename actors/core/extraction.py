@@ -608,20 +608,43 @@ class RuleExtractor:
         )
 
 
-def read_as(candidate: Candidate, reading: SemanticReading) -> Candidate:
+@dataclass(frozen=True, slots=True)
+class ClauseReading:
+    """What a clause reader read in a candidate no rule gave a slot (``actors.app.write.read``): its slot and
+    value (normalized as the rules' values are), and what changes the reading — a denial or a retraction
+    (``negative``: a withdrawal of a basic fact, ``slots.is_withdrawal``), a change of an earlier value
+    (``correction``), a state that holds for a while only (``temporary``: never frozen)."""
+
+    slot: str
+    value: str
+    negative: bool = False
+    correction: bool = False
+    temporary: bool = False
+
+    @classmethod
+    def of(cls, reading: SemanticReading) -> ClauseReading:
+        """The semantic reader's reading: a slot, a value and a polarity, no flags."""
+        return cls(reading.slot, reading.value, reading.negative)
+
+
+def read_as(candidate: Candidate, reading: ClauseReading) -> Candidate:
     """A slot-less candidate as a reader read its clause (``actors.app.write.read``): the reading's slot and
     value, a weaker signal than a rule's, so a lower confidence. What the rules made of it (a slot-less
-    memory) is kept beside the reading: the gate keeps it if the reading restates."""
+    memory) is kept beside the reading: the gate keeps it if the reading restates. A change read in the
+    clause is a correction (it supersedes, or waits with its alert where the old value is frozen or vital);
+    a temporary state is a state, never frozen."""
     polarity = Polarity.NEGATIVE if reading.negative else Polarity.POSITIVE
     finding = fact(reading.slot, reading.value, polarity=polarity, confidence=READER_CONFIDENCE)
+    kind = Kind.STATE if reading.temporary else finding.kind
     return replace(
         candidate,
         as_ruled=replace(candidate),
         slot=reading.slot,
         value=reading.value,
-        kind=finding.kind,
+        kind=kind,
         polarity=polarity,
         importance=max(candidate.importance, finding.importance),
         confidence=finding.confidence,
-        write_score=write_score(candidate.content, finding.kind, slot=reading.slot, forced=candidate.forced),
+        is_correction=reading.correction and kind is not Kind.STATE,
+        write_score=write_score(candidate.content, kind, slot=reading.slot, forced=candidate.forced),
     )

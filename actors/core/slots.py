@@ -38,6 +38,9 @@ def is_withdrawal(slot: str | None, polarity: Polarity) -> bool:
 MEMBER_SLOTS = frozenset({"basic.family", "basic.pet", "relation.social"})
 #: slots whose values are a phrase around a head noun: a "high school teacher" is a "teacher"
 HEADED_SLOTS = frozenset({"basic.occupation"})
+#: slots whose values name a thing the user reacts to or lives with: a value holding the other's words
+#: whole names the same thing ("kiwi fruit" and "kiwi", "花生酱" and "花生", "type 2 diabetes" and "diabetes")
+CONTAINING_SLOTS = frozenset({"basic.allergy", "basic.diet_restriction", "basic.health"})
 
 
 def refines(slot: str | None, value: str | None, other: str | None) -> bool:
@@ -57,6 +60,16 @@ def same_value(slot: str | None, value: str | None, other: str | None) -> bool:
     taste named with and without its kind ("sci-fi" and "sci-fi movie")."""
     if value == other or refines(slot, value, other) or refines(slot, other, value):
         return True
+    if value and other and slot in CONTAINING_SLOTS:
+        return _contains(value, other) or _contains(other, value)
     if not value or not other or not (slot or "").startswith("preference."):
         return False
     return taste_core(value) == taste_core(other)
+
+
+def _contains(value: str, part: str) -> bool:
+    """``part`` is in ``value`` as whole words (a spaced value) or as a run of characters (an unspaced one,
+    Chinese)."""
+    if " " in value or part.isascii() and value.isascii():
+        return f" {part} " in f" {value} "
+    return part in value

@@ -28,6 +28,8 @@ from typing import Literal
 import numpy as np
 
 from actors.adapters.embedding import Embedder
+from actors.app.write import TokenStates
+from actors.language.reader.reader import StatesEmbedder
 
 Mode = Literal["passage", "query"]
 #: most queries in one model call: bigger batches gain little speed per text and delay the first waiter
@@ -48,6 +50,8 @@ class _Request:
     #: texts handed to the model so far, and their vectors (a passage call may span several model calls)
     taken: int = 0
     parts: list[np.ndarray] = field(default_factory=list)
+    #: each text's token states and spans from the same pass, when asked for (passages only)
+    states: list[tuple[np.ndarray, np.ndarray]] | None = None
 
 
 @dataclass(slots=True)
@@ -77,6 +81,30 @@ class BatchingEmbedder:
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return self.submit("query", texts).result()
 
+    def embed_passages_with_states(
+        self, texts: list[str]
+    ) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+        return _unzipped(self.submit_with_states(texts).result())
+
+    def submit_with_states(
+        self, texts: Sequence[str], owner: Hashable | None = None
+    ) -> Future[tuple[np.ndarray, TokenStates]]:
+        """Queue passages whose token states are wanted too (the model must give them:
+        ``StatesEmbedder``); the future answers their vectors and states, from one forward pass."""
+        request = _Request(list(texts), owner, states=[])
+        answer: Future[tuple[np.ndarray, TokenStates]] = Future()
+
+        def answered(done: Future[np.ndarray]) -> None:
+            error = done.exception()
+            if error is not None:
+                answer.set_exception(error)
+            else:
+                answer.set_result((done.result(), tuple(request.states or ())))
+
+        request.done.add_done_callback(answered)
+        self._queue("passage", request)
+        return answer
+
     def owned_by(self, owner: Hashable) -> OwnedEmbedder:
         """The ``Embedder`` protocol for ``owner``'s calls: what they submit can be hurried."""
         return OwnedEmbedder(self, owner)
@@ -93,13 +121,16 @@ class BatchingEmbedder:
     def submit(self, mode: Mode, texts: Sequence[str], owner: Hashable | None = None) -> Future[np.ndarray]:
         """Queue ``texts``; the future answers their vectors (an event loop awaits it with no thread)."""
         request = _Request(list(texts), owner)
-        if not texts:
+        self._queue(mode, request)
+        return request.done
+
+    def _queue(self, mode: Mode, request: _Request) -> None:
+        if not request.texts:
             request.done.set_result(np.zeros((0, self.dim), dtype=np.float32))
-            return request.done
+            return
         with self._arrived:
             self._waiting[mode].append(request)
             self._arrived.notify()
-        return request.done
 
     def _run(self) -> None:
         passages_next = False  # after a call of queries, passages have their turn
@@ -116,9 +147,18 @@ class BatchingEmbedder:
 
     def _embed(self, pieces: list[_Piece], mode: Mode) -> None:
         texts = [text for p in pieces for text in p.request.texts[p.start : p.stop]]
-        embed = self.model.embed_queries if mode == "query" else self.model.embed_passages
+        with_states = any(p.request.states is not None for p in pieces)
+        states: list[tuple[np.ndarray, np.ndarray]] = []
         try:
-            vectors = np.asarray(embed(texts), dtype=np.float32)
+            if with_states:
+                if not isinstance(self.model, StatesEmbedder):
+                    raise TypeError(f"{type(self.model).__name__} gives no token states")
+                found, token_states, spans = self.model.embed_passages_with_states(texts)
+                vectors = np.asarray(found, dtype=np.float32)
+                states = list(zip(token_states, spans, strict=True))
+            else:
+                embed = self.model.embed_queries if mode == "query" else self.model.embed_passages
+                vectors = np.asarray(embed(texts), dtype=np.float32)
         except Exception as exc:  # every waiter must hear of the failure, not hang
             for p in pieces:
                 if not p.request.done.done():
@@ -132,6 +172,8 @@ class BatchingEmbedder:
             part = vectors[start : start + p.stop - p.start]
             # a caller may keep its vectors (a user's query cache): not as a view pinning the others' rows
             request.parts.append(part.copy() if len(pieces) > 1 else part)
+            if request.states is not None:
+                request.states += states[start : start + p.stop - p.start]
             start += p.stop - p.start
             if p.stop == len(request.texts) and not request.done.done():
                 parts = request.parts
@@ -170,3 +212,16 @@ class OwnedEmbedder:
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return self.shared.submit("query", texts, self.owner).result()
+
+    def embed_passages_with_states(
+        self, texts: list[str]
+    ) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+        return _unzipped(self.shared.submit_with_states(texts, self.owner).result())
+
+
+def _unzipped(
+    embedded: tuple[np.ndarray, TokenStates],
+) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray]]:
+    """Vectors and per-text (states, spans) as ``StatesEmbedder`` answers them: vectors, states, spans."""
+    vectors, states = embedded
+    return vectors, [s for s, _ in states], [spans for _, spans in states]

@@ -42,12 +42,12 @@ from ray.actor import ActorProxy
 from actors.adapters.embedding import make_embedder
 from actors.adapters.tracing import attached, span
 from actors.app.commands import Command, Effect, Prepared
+from actors.app.learned_reading import make_reader
 from actors.app.service import UserMemoryService
-from actors.app.write import ClauseReader, UnruledReader
+from actors.app.write import ClauseReader
 from actors.core.extraction import make_extractor
 from actors.core.memory import utcnow
 from actors.language.tokens import load_segmenter
-from actors.language.understanding.reader import SemanticReader
 from actors.runtime import outbox
 from actors.runtime.batching import BatchingEmbedder
 from actors.runtime.rendezvous import host_of
@@ -169,13 +169,15 @@ class UserHost:
 
     def reader(self) -> ClauseReader | None:
         """The clause reader every resident shares (``actors.app.write``), loaded on the first write that
-        needs it: the semantic reader, its shipped model checked against this host's embedder
-        (``SemanticReader.load``); None when the settings turn it off or the embedder is the hashing fake."""
+        needs it, its shipped model checked against this host's embedder: the learned reader over the
+        token states (``LearnedReader.load``) where the settings ask for it and the model gives them, else
+        the semantic reader (``SemanticReader.load``); None when the settings turn it off or the embedder
+        is the hashing fake."""
         if not self.settings.semantic_reader or self.settings.embedder == "hash":
             return None
         with self._reader_lock:
             if self._reader is None:
-                self._reader = UnruledReader(SemanticReader.load(self.embedder))
+                self._reader = make_reader(self.settings.reader, self.embedder, self.embedder.model)
             return self._reader
 
     # ------------------------------------------------------------------------------ user commands
@@ -263,12 +265,18 @@ class UserHost:
             else [query]
         )
         passages = prepared.extraction.passages
+        # the token states only for a reader already loaded (loading it is no work for the event loop)
+        reader = self._reader
+        states_wanted = reader is not None and reader.reads_states and bool(passages)
         try:
             with attached(trace_context), span("host.embed_ahead", texts=len(queries) + len(passages)):
-                asked = (
-                    self.embedder.submit("query", queries, key),
-                    self.embedder.submit("passage", passages, key),
-                )
+                asked_query = self.embedder.submit("query", queries, key)
+                if states_wanted:
+                    asked_states = self.embedder.submit_with_states(passages, key)
+                    query_vectors = await asyncio.wrap_future(asked_query)
+                    passage_vectors, states = await asyncio.wrap_future(asked_states)
+                    return prepared.embedded(query_vectors[0] if queries else None, passage_vectors, states)
+                asked = (asked_query, self.embedder.submit("passage", passages, key))
                 query_vectors, passage_vectors = [await asyncio.wrap_future(f) for f in asked]
         except Exception as exc:
             log.debug("%s: texts of %s not embedded ahead: %s", self.name, key[1], exc)

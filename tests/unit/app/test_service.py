@@ -306,3 +306,34 @@ def test_a_preview_decides_on_a_fork_and_leaves_memory_and_recall_as_they_were(s
         (o.action, o.state) for o in written[1].outcomes
     ]
     assert ranked(previewed) == ranked(plain)
+
+
+def test_a_reader_of_token_states_gets_them_from_the_pass_that_gave_the_vectors(store, index):
+    """The learned reader's states join the prepared write from the one forward pass of its vectors; what
+    the reader reads is what the write keeps (a reading built by hand: the chain's wiring, not a model)."""
+    from actors.app.write import PreparedWrite
+    from actors.core.extraction import ClauseReading
+    from tests.unit.app.test_learned_reading import StatesModel
+
+    class StatesReader:
+        reads_states = True
+
+        def __init__(self) -> None:
+            self.seen: list[PreparedWrite] = []
+
+        def read(self, prepared: PreparedWrite):
+            self.seen.append(prepared)
+            return tuple(
+                None if c.slot else ClauseReading("basic.occupation", "dental hygienist")
+                for c in prepared.extraction.candidates
+            )
+
+    model, reader = StatesModel(), StatesReader()
+    svc = UserMemoryService(
+        "acme", "alice", store=store, embedder=model, policy=GatePolicy(), reader=lambda: reader
+    )
+    say(svc, "s1", "ugh the printer jammed again, honestly my whole week was a mess")
+    assert model.passes == ["states"]
+    (prepared,) = reader.seen
+    assert prepared.states is not None and len(prepared.states) == len(prepared.extraction.candidates)
+    assert [i.value for i in by_slot(svc, "basic.occupation")] == ["dental hygienist"]

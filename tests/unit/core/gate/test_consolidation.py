@@ -258,8 +258,17 @@ def test_an_eviction_recalled_from_the_archive_or_restated_is_a_miss():
 
     def archived(memory_id, content, slot=None, value=None, accessed=at - timedelta(days=1)):
         return MemoryItem(
-            tenant_id="t", user_id="u", memory_id=memory_id, content=content, kind=Kind.FACT, slot=slot,
-            value=value, layer=Layer.ARCHIVE, state=State.ARCHIVED, last_accessed_at=accessed, created_at=at,
+            tenant_id="t",
+            user_id="u",
+            memory_id=memory_id,
+            content=content,
+            kind=Kind.FACT,
+            slot=slot,
+            value=value,
+            layer=Layer.ARCHIVE,
+            state=State.ARCHIVED,
+            last_accessed_at=accessed,
+            created_at=at,
         )
 
     evicted = [
@@ -269,12 +278,29 @@ def test_an_eviction_recalled_from_the_archive_or_restated_is_a_miss():
         archived("forgotten", "we had pizza on a tuesday once"),
     ]
     active = [
-        MemoryItem(tenant_id="t", user_id="u", content="我周末喜欢爬山", kind=Kind.PREFERENCE,
-                   slot="preference.sport", value="hiking", created_at=later),
-        MemoryItem(tenant_id="t", user_id="u", content="the garden gate sticks in winter", kind=Kind.FACT,
-                   created_at=later),
-        MemoryItem(tenant_id="t", user_id="u", content="we had pizza on a tuesday once", kind=Kind.FACT,
-                   created_at=at - timedelta(days=5)),  # said before the eviction: no restatement
+        MemoryItem(
+            tenant_id="t",
+            user_id="u",
+            content="我周末喜欢爬山",
+            kind=Kind.PREFERENCE,
+            slot="preference.sport",
+            value="hiking",
+            created_at=later,
+        ),
+        MemoryItem(
+            tenant_id="t",
+            user_id="u",
+            content="the garden gate sticks in winter",
+            kind=Kind.FACT,
+            created_at=later,
+        ),
+        MemoryItem(
+            tenant_id="t",
+            user_id="u",
+            content="we had pizza on a tuesday once",
+            kind=Kind.FACT,
+            created_at=at - timedelta(days=5),
+        ),  # said before the eviction: no restatement
     ]
     outcomes = eviction_outcomes([(i.memory_id, "archive", at) for i in evicted], evicted, active)
     assert (outcomes.evicted, outcomes.recalled, outcomes.restated, outcomes.missed) == (4, 1, 2, 3)

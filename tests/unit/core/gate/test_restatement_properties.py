@@ -18,9 +18,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from actors.core.extraction import read_as
+from actors.core.extraction import ClauseReading, read_as
 from actors.core.memory import Candidate, MemoryItem
-from actors.language.understanding.reader import Reading
 from schemas.enums import Kind, Layer, State
 from tests.unit.core.gate.helpers import Clock, cand, engine, numbered_ids
 
@@ -60,7 +59,7 @@ def _candidate(op: tuple[str, int, int, int, int], n: int, clock: Clock) -> Cand
         return cand(f"{ORDINARY[tail % 2]} ({tail})", f"s{session}", dialog, kind=Kind.EVENT, clock=clock)
     words = f"{FRAMES[frame_n].format(taste)} ({tail})"
     ruled = cand(words, f"s{session}", dialog, kind=Kind.EVENT, score=0.5, clock=clock)
-    return read_as(ruled, Reading("preference", SLOT, taste, negative=False, score=0.8))
+    return read_as(ruled, ClauseReading(SLOT, taste))
 
 
 def _holds(item: MemoryItem, dialog: str) -> bool:
