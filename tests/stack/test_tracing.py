@@ -82,7 +82,9 @@ def test_a_write_is_one_trace_from_http_through_the_host_to_sql(traced_stack):
     )
     assert response.status_code == 200, response.text
     http_span = "POST /v1/users/{user_id}/turns"
-    chain = [http_span, "upsert_memory", "host.write_turns", "embedder.embed_passages", "sql.commit"]
+    # a write embeds its passages with their token states, which the learned reader reads
+    embed = "embedder.embed_passages_with_states"
+    chain = [http_span, "upsert_memory", "host.write_turns", embed, "sql.commit"]
     found = read_spans(spans_file, trace_id, set(chain))
     assert set(chain) <= set(found), sorted(found)
 
@@ -95,7 +97,7 @@ def test_a_write_is_one_trace_from_http_through_the_host_to_sql(traced_stack):
     expected_ancestry = {
         "upsert_memory": http_span,
         "host.write_turns": "upsert_memory",
-        "embedder.embed_passages": "host.write_turns",
+        embed: "host.write_turns",
         "sql.commit": "host.write_turns",
     }
     for child, parent in expected_ancestry.items():
@@ -112,7 +114,7 @@ def test_a_write_is_one_trace_from_http_through_the_host_to_sql(traced_stack):
         memory_span["gen_ai.provider.name"] == "hermes_memory"
         and memory_span["gen_ai.memory.record.count"] == 1
     )
-    assert processes["sql.commit"] == processes["embedder.embed_passages"] == processes["host.write_turns"]
+    assert processes["sql.commit"] == processes[embed] == processes["host.write_turns"]
     # the index is synced from the outbox by the same host, after the answer
     deadline = time.monotonic() + 30
     while not any(json.loads(line)["name"] == "outbox.apply" for line in spans_file.read_text().splitlines()):
