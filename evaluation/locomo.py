@@ -4,7 +4,7 @@
                               [--holdout SAMPLE_ID,...]
 
 For the ``memory`` system each conversation becomes one user of a fresh tenant, ingested session by session
-through ``UserMemoryService.write_turns`` — rule extraction, both gates and the default capacities (working
+through the service's ``writes.write_turns`` — rule extraction, both gates and the default capacities (working
 200, long-term 1000, core 50; nothing raised for the benchmark) — over a real ``MemoryStore`` (SQLite in a
 temporary directory) and the E5 embedder; recall reads only the service's in-memory routes, as in a host.
 The service's clock follows the conversation: each session is written at its own date, questions are
@@ -122,7 +122,7 @@ class MemorySystem:
                 last = turns[min(start + api.MAX_TURNS_PER_BATCH, len(turns)) - 1].at
                 assert last is not None  # every turn carries its utterance's time
                 clock.now = last
-                svc.write_turns(
+                svc.writes.write_turns(
                     api.WriteTurnsRequest(
                         session_id=f"{user_id_for(conversation.sample_id)}-s{session.number}",
                         turns=turns[start : start + api.MAX_TURNS_PER_BATCH],
@@ -135,7 +135,7 @@ class MemorySystem:
         svc = self.ingest(conversation)
         self.embedder.embed_queries([q.text for q in conversation.questions])  # one batch, then cached
         return [
-            ranked_dia_ids(svc.recall(api.RecallRequest(query=q.text[: api.MAX_QUERY_CHARS], k=k)))
+            ranked_dia_ids(svc.recalls.recall(api.RecallRequest(query=q.text[: api.MAX_QUERY_CHARS], k=k)))
             for q in conversation.questions
         ]
 

@@ -132,7 +132,8 @@ class UserOutcome:
 
 
 class UserRunner:
-    """Runs a ``UserMemoryService`` maintenance operation for one user, fenced against live writes."""
+    """Runs a maintenance operation of one user's ``UserMemoryService`` (``ServiceMaintenance``), fenced
+    against live writes."""
 
     def __init__(self, settings: HermesSettings, holder: str):
         self.settings = settings
@@ -145,14 +146,15 @@ class UserRunner:
     def run(
         self, tenant_id: str, user_id: str, operation: Callable[[MaintenanceOperations], T]
     ) -> UserOutcome:
-        """``operation(service)`` calls one maintenance operation, e.g. ``lambda s: s.consolidate()``."""
+        """``operation(maintenance)`` calls one maintenance operation of the user's service, e.g.
+        ``lambda m: m.consolidate()``."""
         if not self.store.jobs.acquire_lease(tenant_id, user_id, self.holder, LEASE_SECONDS):
             raise UserBusy(f"user {user_id!r} of {tenant_id!r} is held by another job")
         try:
             for attempt in (1, 2):
                 service = self._service(tenant_id, user_id)
                 try:
-                    return UserOutcome(operation(service), service.engine.active())
+                    return UserOutcome(operation(service.maintenance), service.work.engine.active())
                 except OwnershipLost:
                     if attempt == 2:
                         raise UserBusy(f"user {user_id!r} of {tenant_id!r} is too busy to maintain") from None

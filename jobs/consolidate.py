@@ -71,7 +71,7 @@ class ConsolidateUsers:
     ) -> tuple[dict[str, Any], dict[str, str]]:
         store = self.runner.store
         try:
-            outcome = self.runner.run(tenant_id, user_id, lambda service: service.consolidate())
+            outcome = self.runner.run(tenant_id, user_id, lambda maintenance: maintenance.consolidate())
             counts, route, active = outcome.result, "lease", outcome.active
         except HermesError as exc:
             log.warning("consolidation of %s/%s failed: %s", tenant_id, user_id, exc)

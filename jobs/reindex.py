@@ -25,8 +25,8 @@ import numpy as np
 
 from actors.adapters.embedding import Embedder, make_embedder
 from actors.adapters.tracing import span
-from actors.app.service import as_vector
 from actors.core.memory import MemoryItem
+from actors.core.recall.vectors import as_vector
 from actors.store.sql.jobs import INDEX_COLUMNS, indexed_content
 from actors.store.vectors.index import VectorRow
 from actors.store.vectors.milvus import MilvusIndex

@@ -29,8 +29,8 @@ import numpy as np
 
 from actors.adapters.embedding import make_embedder
 from actors.app.archive import IndexedArchive
-from actors.app.service import as_vector
 from actors.core.memory import MemoryItem, utcnow
+from actors.core.recall.vectors import as_vector
 from actors.store.vectors.index import VectorIndex
 from jobs import defaults
 from jobs.common import UserRunner, batch_job, rows_of, traced_batch
@@ -132,7 +132,7 @@ class RestoreUsers:
             return {"candidates": 0, "restored": 0, "skipped": 0, "route": "none"}
         try:
             outcome = self.runner.run(
-                tenant_id, user_id, lambda service: service.restore_archived(chosen, REASON)
+                tenant_id, user_id, lambda maintenance: maintenance.restore_archived(chosen, REASON)
             )
         except HermesError:
             return {"candidates": len(chosen), "restored": 0, "skipped": len(chosen), "route": "failed"}

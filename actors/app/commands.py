@@ -3,8 +3,9 @@
 A command carries its request parameters (validated when it is built), its effect (``Effect``: what the
 quotas check, and which commands carry the write's request id), ``prepare``, what it reads from its request
 alone before it holds the user's mailbox (``Prepared``: a write's extraction, a recall's query, and their
-vectors once embedded), and ``run(service, prepared)``, which performs it on the user's service
-(``actors.app.service.UserMemoryService``) and answers the command's response type::
+vectors once embedded), and ``run(service, prepared)``, which performs it with one of the user's resource
+managers (``actors.app.resources``, held by ``actors.app.service.UserMemoryService``) and answers the
+command's response type::
 
     class Recall(UserCommand[api.RecallResponse]):
         request: api.RecallRequest
@@ -69,7 +70,7 @@ class Prepared:
 
     def write_of(self, service: UserMemoryService) -> PreparedWrite:
         """The write prepared for ``service``: with what was embedded ahead, the rest embedded now."""
-        return service.prepared(self.extraction, self.passage_vectors, self.passage_states)
+        return service.writes.prepared(self.extraction, self.passage_vectors, self.passage_states)
 
     def embedded(
         self,
@@ -211,7 +212,7 @@ class WriteTurns(Write):
         return Prepared(extraction=extract(extractor, self.request, received))
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.WriteResult:
-        return service.write(
+        return service.writes.write(
             prepared.write_of(service),
             self.request_id,
         )
@@ -223,7 +224,7 @@ class WriteMemory(Write):
     request: api.WriteMemoryRequest
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.WriteResult:
-        return service.write_memory(self.request, self.request_id)
+        return service.writes.write_memory(self.request, self.request_id)
 
 
 class ImportRecords(UserCommand[ImportResult]):
@@ -239,7 +240,7 @@ class ImportRecords(UserCommand[ImportResult]):
         return result.memories_added
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> ImportResult:
-        return service.import_records(self.request)
+        return service.writes.import_records(self.request)
 
 
 class PreviewTurns(UserCommand[api.TurnsPreview]):
@@ -254,7 +255,7 @@ class PreviewTurns(UserCommand[api.TurnsPreview]):
         return Prepared(extraction=extract(extractor, self.request, received))
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.TurnsPreview:
-        return service.preview(prepared.write_of(service))
+        return service.writes.preview(prepared.write_of(service))
 
 
 # ------------------------------------------------------------------------------- recall and sessions
@@ -274,7 +275,7 @@ class Recall(UserCommand[api.RecallResponse]):
         return Prepared(query=self.request.query)
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.RecallResponse:
-        return service.recall(self.request, prepared.query_vector)
+        return service.recalls.recall(self.request, prepared.query_vector)
 
 
 class StartSession(UserCommand[api.SessionContext]):
@@ -286,7 +287,7 @@ class StartSession(UserCommand[api.SessionContext]):
     request: api.StartSessionRequest
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.SessionContext:
-        return service.start_session(self.request)
+        return service.sessions.start(self.request)
 
 
 # ---------------------------------------------------------------------------- inspection and control
@@ -302,7 +303,7 @@ class ListMemories(UserCommand[api.MemoryList], api.MemoryPage):
         return len(result.items)
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryList:
-        return service.list_memories(self.layer, self.state, self.limit, self.offset)
+        return service.memories.list(self.layer, self.state, self.limit, self.offset)
 
 
 class GetMemory(UserCommand[api.MemoryDetail]):
@@ -314,7 +315,7 @@ class GetMemory(UserCommand[api.MemoryDetail]):
     memory_id: MemoryId
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryDetail:
-        return service.get_memory(self.memory_id)
+        return service.memories.get(self.memory_id)
 
 
 class Confirm(UserCommand[api.MemoryOut]):
@@ -325,7 +326,7 @@ class Confirm(UserCommand[api.MemoryOut]):
     request: api.ConfirmRequest = api.ConfirmRequest()
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryOut:
-        return service.confirm(self.memory_id, self.request)
+        return service.memories.confirm(self.memory_id, self.request)
 
 
 class Freeze(UserCommand[api.MemoryOut]):
@@ -336,7 +337,7 @@ class Freeze(UserCommand[api.MemoryOut]):
     request: api.FreezeRequest
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryOut:
-        return service.freeze(self.memory_id, self.request)
+        return service.memories.freeze(self.memory_id, self.request)
 
 
 class Unfreeze(UserCommand[api.MemoryOut]):
@@ -347,7 +348,7 @@ class Unfreeze(UserCommand[api.MemoryOut]):
     request: api.UnfreezeRequest
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.MemoryOut:
-        return service.unfreeze(self.memory_id, self.request)
+        return service.memories.unfreeze(self.memory_id, self.request)
 
 
 class Forget(UserCommand[api.ForgetResult]):
@@ -358,7 +359,7 @@ class Forget(UserCommand[api.ForgetResult]):
     request: api.ForgetRequest = api.ForgetRequest()
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.ForgetResult:
-        return service.forget(self.memory_id, self.request)
+        return service.memories.forget(self.memory_id, self.request)
 
 
 class EraseUser(UserCommand[api.EraseResult]):
@@ -368,14 +369,14 @@ class EraseUser(UserCommand[api.EraseResult]):
     request: api.EraseRequest = api.EraseRequest()
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.EraseResult:
-        return service.erase_user(self.request)
+        return service.memories.erase(self.request)
 
 
 class Alerts(UserCommand[api.AlertList], api.AlertQuery):
     effect = Effect.READS
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.AlertList:
-        return service.alerts(alert_status(self.status))
+        return service.alerts.list(alert_status(self.status))
 
 
 class ResolveAlert(UserCommand[api.AlertOut]):
@@ -387,7 +388,7 @@ class ResolveAlert(UserCommand[api.AlertOut]):
     request: ResolveAlertRequest = ResolveAlertRequest()
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.AlertOut:
-        return service.resolve_alert(self.alert_id, self.request)
+        return service.alerts.resolve(self.alert_id, self.request)
 
 
 class Profile(UserCommand[api.UserProfile]):
@@ -396,7 +397,7 @@ class Profile(UserCommand[api.UserProfile]):
     effect = Effect.READS
 
     def run(self, service: UserMemoryService, prepared: Prepared) -> api.UserProfile:
-        return service.profile()
+        return service.sessions.profile()
 
 
 # ----------------------------------------------------------------------------- by operation name

@@ -261,7 +261,7 @@ class UserHost:
         query = prepared.query
         queries = (
             []
-            if query is None or (service is not None and service.cached_query(query) is not None)
+            if query is None or (service is not None and service.recalls.cached_query(query) is not None)
             else [query]
         )
         passages = prepared.extraction.passages
@@ -289,14 +289,14 @@ class UserHost:
         running on this host: on a busy host it would only take a core from another user's call, and the
         user's next call may be another write."""
         service = resident.service
-        if self._running or service is None or not service.recall_is_stale:
+        if self._running or service is None or not service.recalls.is_stale:
             return
 
         async def prepare() -> None:
             async with resident.mailbox:
                 if resident.service is service and self._residents.get(key) is resident:
                     try:
-                        await asyncio.to_thread(service.prepare_recall)
+                        await asyncio.to_thread(service.recalls.prepare)
                         self._prepared_recalls += 1
                     except Exception:  # the recall itself will build it, or say what is wrong
                         log.exception("%s: recall of %s not prepared", self.name, key[1])

@@ -168,18 +168,18 @@ def measure_path(
         started = time.perf_counter()
         service = make(user)
         about, periods = asked[user]
-        service.recall(api.RecallRequest(query=about[0], k=8))  # loads the archive view
+        service.recalls.recall(api.RecallRequest(query=about[0], k=8))  # loads the archive view
         figures.activation_s.append(time.perf_counter() - started)
         for timed, queries in ((figures.recall_s, about[1:]), (figures.period_recall_s, periods)):
             for query in queries:
                 service._embed_query(query)  # the embedder is timed apart: the same for both paths
                 before = index.searches if index else 0
                 started = time.perf_counter()
-                service.recall(api.RecallRequest(query=query, k=8))
+                service.recalls.recall(api.RecallRequest(query=query, k=8))
                 timed.append(time.perf_counter() - started)
                 figures.recalls += 1
                 figures.milvus_reads += (index.searches - before) if index else 0
-        figures.archived_in_memory.append(len(service.archive_view().items))
+        figures.archived_in_memory.append(len(service.recall_state.archive_view().items))
 
 
 def resident(figures: PathFigures, users: list[str], make, asked) -> None:
@@ -187,8 +187,9 @@ def resident(figures: PathFigures, users: list[str], make, asked) -> None:
     for user in users:
         tracemalloc.start()
         service = make(user)
-        service.recall(api.RecallRequest(query=asked[user][0][0], k=8))
-        service._queries.clear()  # the query cache is not per-user state that grows with the archive
+        service.recalls.recall(api.RecallRequest(query=asked[user][0][0], k=8))
+        # the query cache is not per-user state that grows with the archive
+        service.recall_state._queries.clear()
         current, _ = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         figures.resident_bytes.append(current)

@@ -353,7 +353,7 @@ def resident_user_bytes() -> dict:
         embedder = HashEmbedder(384)
         tracemalloc.start()
         service = UserMemoryService("acme", "u", store=store, embedder=embedder, policy=GatePolicy())
-        service.recall(RecallRequest(query="what tea does the user like?", include_archive=False))
+        service.recalls.recall(RecallRequest(query="what tea does the user like?", include_archive=False))
         current, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         estimate = service.resident_bytes

@@ -75,7 +75,7 @@ def main() -> None:
         for n in range(0, args.turns, 50):
             clock.now += timedelta(hours=6)
             batch = [api.TurnIn(text=t, dialog_id=f"d{n + i}") for i, t in enumerate(texts[n : n + 50])]
-            svc.write_turns(api.WriteTurnsRequest(session_id=f"s{n // 50}", turns=batch))
+            svc.writes.write_turns(api.WriteTurnsRequest(session_id=f"s{n // 50}", turns=batch))
         written = time.perf_counter() - started
         questions = [
             f"What did I do with {rng.choice(PEOPLE)} near {rng.choice(PLACES.split('|'))}?"
@@ -84,7 +84,7 @@ def main() -> None:
 
         def recall(query: str) -> float:
             began = time.perf_counter()
-            svc.recall(api.RecallRequest(query=query, k=8))
+            svc.recalls.recall(api.RecallRequest(query=query, k=8))
             return time.perf_counter() - began
 
         recall(questions[0])  # builds the structures (and reads the archive from SQL)
@@ -92,9 +92,9 @@ def main() -> None:
         after_write = []
         for n, query in enumerate(questions):
             turn = api.TurnIn(text=texts[args.turns + n], dialog_id=f"q{n}")
-            svc.write_turns(api.WriteTurnsRequest(session_id="s-last", turns=[turn]))
+            svc.writes.write_turns(api.WriteTurnsRequest(session_id="s-last", turns=[turn]))
             after_write.append(recall(query))
-        active = len(svc.engine.active())
+        active = len(svc.work.engine.active())
         archived = svc.store.memories.count(svc.tenant_id, svc.user_id, layers=[Layer.ARCHIVE])
     print(
         f"load average {os.getloadavg()[0]:.2f}; {args.turns} turns written in {written:.0f} s; "

@@ -70,18 +70,18 @@ def measure(tree: Path, items: int, cold: bool, top: int) -> dict:
         def service() -> UserMemoryService:
             return UserMemoryService("acme", "u", store=store, embedder=HashEmbedder(DIM), policy=policy)
 
-        service().recall(api.RecallRequest(query="warm up the tokenizers", k=8))
+        service().recalls.recall(api.RecallRequest(query="warm up the tokenizers", k=8))
         if cold:  # every cache of the tokenizer module (a baseline may cache another function)
             for cached in vars(tokens).values():
                 getattr(cached, "cache_clear", lambda: None)()
         tracemalloc.start(5)
         user = service()
-        user.recall(api.RecallRequest(query="Do you remember when I said I like sushi", k=8))
-        user._queries.clear()  # the query cache is not what grows with the user's memory
+        user.recalls.recall(api.RecallRequest(query="Do you remember when I said I like sushi", k=8))
+        user.recall_state._queries.clear()  # the query cache is not what grows with the user's memory
         traced, _ = tracemalloc.get_traced_memory()
         snapshot = tracemalloc.take_snapshot()
         tracemalloc.stop()
-        archive = user.archive_view()
+        archive = user.recall_state.archive_view()
         sites = [
             {
                 "kb": round(stat.size / 1e3, 1),
@@ -91,7 +91,7 @@ def measure(tree: Path, items: int, cold: bool, top: int) -> dict:
             for stat in snapshot.statistics("lineno")[:top]
         ]
         return {
-            "active": len(user.engine.items),
+            "active": len(user.work.engine.items),
             "archived_in_memory": len(archive.items),
             "traced_mb": round(traced / 1e6, 2),
             "estimate_mb": round(user.resident_bytes / 1e6, 2),

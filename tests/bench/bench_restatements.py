@@ -67,7 +67,7 @@ def one_run(writes: int) -> dict[str, object]:
 
         def write(session: str, dialog: str, text: str) -> api.WriteResult:
             turn = api.TurnIn(text=text, dialog_id=dialog)
-            return svc.write_turns(api.WriteTurnsRequest(session_id=session, turns=[turn]))
+            return svc.writes.write_turns(api.WriteTurnsRequest(session_id=session, turns=[turn]))
 
         for n, taste in enumerate(TASTES):
             write("s0", f"t{n}", SAID.format(taste))

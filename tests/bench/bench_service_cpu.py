@@ -64,11 +64,11 @@ def measure(history: int) -> dict[str, float]:
 
     def write(service: UserMemoryService) -> None:
         body = loadgen.write_body(rng, next(serial))
-        service.write_turns(api.WriteTurnsRequest.model_validate(body), uuid.uuid4().hex)
+        service.writes.write_turns(api.WriteTurnsRequest.model_validate(body), uuid.uuid4().hex)
 
     def recall(service: UserMemoryService) -> None:
         query = f"{rng.choice(loadgen.RECALL_QUERIES)} (#{next(serial)})"
-        service.recall(api.RecallRequest(query=query))
+        service.recalls.recall(api.RecallRequest(query=query))
 
     def cpu_ms(operation, count: int) -> float:
         started = time.process_time()
@@ -86,7 +86,7 @@ def measure(history: int) -> dict[str, float]:
 
     def write_long() -> None:
         body = loadgen.turn_body(next(turns), next(serial), "long", per_session=20)
-        long.write_turns(api.WriteTurnsRequest.model_validate(body), uuid.uuid4().hex)
+        long.writes.write_turns(api.WriteTurnsRequest.model_validate(body), uuid.uuid4().hex)
 
     def agent_turns() -> dict[str, float]:
         """CPU ms of the long user's write and of the recall after it, each per turn."""
@@ -95,7 +95,7 @@ def measure(history: int) -> dict[str, float]:
             started = time.process_time()
             write_long()
             written = time.process_time()
-            long.recall(api.RecallRequest(query=next(questions)))
+            long.recalls.recall(api.RecallRequest(query=next(questions)))
             spent["long_write_ms"] += written - started
             spent["long_recall_ms"] += time.process_time() - written
         return {key: round(seconds * 1000 / TURNS, 2) for key, seconds in spent.items()}
@@ -110,7 +110,7 @@ def measure(history: int) -> dict[str, float]:
                 if hasattr(cache, "cache_clear"):
                     cache.cache_clear()
             started = time.process_time()
-            user_service("long").recall(api.RecallRequest(query=next(questions)))
+            user_service("long").recalls.recall(api.RecallRequest(query=next(questions)))
             spent += time.process_time() - started
         return round(spent * 1000 / 5, 1)
 

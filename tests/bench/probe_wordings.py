@@ -68,11 +68,11 @@ def family_of(expect: dict[str, Any]) -> str:
 
 def judge(svc: UserMemoryService, expect: dict[str, Any]) -> str | None:
     """None when the probe passes, else what went wrong."""
-    active = svc.engine.active()
+    active = svc.work.engine.active()
     if "none" in expect:
         wrong = [f"{i.slot}={i.value}" for i in active if any(in_family(i.slot, f) for f in expect["none"])]
         return f"slot read: {wrong}" if wrong else None
-    profile = svc.profile()
+    profile = svc.sessions.profile()
     shows = str(expect.get("shows", "")).casefold()
     if expect.get("state"):
         states = [s.display or s.content for s in profile.state]
@@ -91,7 +91,7 @@ def judge(svc: UserMemoryService, expect: dict[str, Any]) -> str | None:
     if not shown:
         found = [(slot, c.value, c.display, c.polarity.value) for slot, c in conclusions]
         return f"profile shows {found or 'nothing'}; items {[(i.slot, i.value, i.content) for i in active]}"
-    context = svc.start_session(api.StartSessionRequest(session_id="next")).text
+    context = svc.sessions.start(api.StartSessionRequest(session_id="next")).text
     if shows not in context.casefold():
         return f"next context lacks {shows!r}"
     if expect.get("one_item"):
@@ -121,7 +121,7 @@ def run(
                 session_id=f"s{s}",
                 turns=[api.TurnIn(text=t, dialog_id=f"s{s}-d{k}") for k, t in enumerate(turns)],
             )
-            svc.write_turns(request)
+            svc.writes.write_turns(request)
         yield probe, judge(svc, probe["expect"])
 
 

@@ -66,7 +66,7 @@ def synced(store: MemoryStore, index: MilvusIndex) -> None:
 
 def say(service: UserMemoryService, *texts: str) -> None:
     turns = [api.TurnIn(text=text, dialog_id=f"d{n}") for n, text in enumerate(texts)]
-    service.write_turns(api.WriteTurnsRequest(session_id="s1", turns=turns))
+    service.writes.write_turns(api.WriteTurnsRequest(session_id="s1", turns=turns))
 
 
 def sql_ids(store: MemoryStore, tenant: str, name: str) -> set[str]:
@@ -87,17 +87,17 @@ def test_postgres_and_milvus_server_hold_one_memory(store, index, embedder) -> N
     # every committed item is indexed, under its own tenant and user, and visible at once to this process
     for tenant, name in [(acme, "alice"), (acme, "bob"), (globex, "alice")]:
         assert sql_ids(store, tenant, name) and index.ids(tenant, name) == sql_ids(store, tenant, name)
-    hits = alice.recall(api.RecallRequest(query="what should I avoid cooking?")).hits
+    hits = alice.recalls.recall(api.RecallRequest(query="what should I avoid cooking?")).hits
     assert {hit.memory.memory_id for hit in hits} <= sql_ids(store, acme, "alice")
     assert any("peanut" in hit.memory.content and "semantic" in hit.routes for hit in hits)
 
     peanuts = next(item for item in store.memories.load_active(acme, "alice") if "peanut" in item.content)
-    alice.forget(peanuts.memory_id, api.ForgetRequest())
+    alice.memories.forget(peanuts.memory_id, api.ForgetRequest())
     synced(store, index)
     assert peanuts.memory_id not in index.ids(acme, "alice")
     assert index.ids(globex, "alice") == sql_ids(store, globex, "alice")  # the same words elsewhere stay
 
-    bob.erase_user(api.EraseRequest())
+    bob.memories.erase(api.EraseRequest())
     synced(store, index)
     assert index.ids(acme, "bob") == set() and index.ids(acme, "alice") == sql_ids(store, acme, "alice")
 
@@ -165,8 +165,8 @@ def test_an_archive_beyond_the_hosts_budget_is_recalled_through_the_milvus_serve
         question = {4: "Which marathon did I run?", 6: "Who taught me to cook pierogi?"}.get(
             n, "Did I ever work on a boat?"
         )
-        hits = dana.recall(api.RecallRequest(query=question, k=3)).hits
+        hits = dana.recalls.recall(api.RecallRequest(query=question, k=3)).hits
         assert hits and hits[0].memory.memory_id == items[n].memory_id and "archive" in hits[0].routes
-        without_index = alone.recall(api.RecallRequest(query=question, k=3)).hits
+        without_index = alone.recalls.recall(api.RecallRequest(query=question, k=3)).hits
         assert items[n].memory_id not in {h.memory.memory_id for h in without_index}
-    assert len(dana.archive_view().items) == 2
+    assert len(dana.recall_state.archive_view().items) == 2

@@ -73,9 +73,9 @@ def test_store_keeps_content_sealed_on_disk_and_reads_it_back(tmp_path, keyed):
         "acme", "alice", store=store, embedder=HashEmbedder(64), policy=GatePolicy()
     )
     turns = [api.TurnIn(text=f"Remember this: my boat is named {SECRET_WORD}", dialog_id="d1")]
-    written = service.write_turns(api.WriteTurnsRequest(session_id="s1", turns=turns))
+    written = service.writes.write_turns(api.WriteTurnsRequest(session_id="s1", turns=turns))
     memory_id = written.outcomes[0].memory_id
-    snapshot = service.start_session(api.StartSessionRequest(session_id="s2"))
+    snapshot = service.sessions.start(api.StartSessionRequest(session_id="s2"))
     assert SECRET_WORD in snapshot.text
     assert SECRET_WORD in store.memories.get("acme", "alice", memory_id).content
     assert SECRET_WORD in str(store.audit.events("acme", "alice", memory_id)[0].after)

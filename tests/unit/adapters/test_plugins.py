@@ -112,12 +112,12 @@ def test_a_users_memory_runs_on_the_plugins(plugin, store):
         api.TurnIn(text="My boat is called Tern!", dialog_id="d1"),
         api.TurnIn(text="hello", dialog_id="d2"),
     ]
-    written = service.write_turns(api.WriteTurnsRequest(session_id="s1", turns=turns))
+    written = service.writes.write_turns(api.WriteTurnsRequest(session_id="s1", turns=turns))
     assert [outcome.action for outcome in written.outcomes] == ["created"]
     stored = store.memories.load_active("acme", "alice")
     assert [item.content for item in stored] == ["My boat is called Tern"]
     assert stored[0].embedding is not None and len(stored[0].embedding) == 26 * 4  # the plug-in's vector
-    hits = service.recall(api.RecallRequest(query="what is my boat called")).hits
+    hits = service.recalls.recall(api.RecallRequest(query="what is my boat called")).hits
     assert [hit.memory.content for hit in hits][:1] == ["My boat is called Tern"]
 
 

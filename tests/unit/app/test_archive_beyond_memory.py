@@ -79,7 +79,7 @@ def service(store, index=None, budget=5) -> UserMemoryService:
 
 
 def top_ids(svc: UserMemoryService, query: str, k: int = 3) -> list[str]:
-    return [hit.memory.memory_id for hit in svc.recall(api.RecallRequest(query=query, k=k)).hits]
+    return [hit.memory.memory_id for hit in svc.recalls.recall(api.RecallRequest(query=query, k=k)).hits]
 
 
 @pytest.mark.parametrize("n", [12, 20, 29])
@@ -91,14 +91,16 @@ def test_an_item_beyond_the_budget_is_recalled_through_the_index_as_if_memory_he
     assert items[n].memory_id not in top_ids(service(store), query)  # newest five only, no index
     beyond = service(store, lambda: index)
     assert top_ids(beyond, query)[0] == items[n].memory_id
-    assert len(beyond.archive_view().items) == 5 and not beyond.archive_view().complete
+    archive = beyond.recall_state.archive_view()
+    assert len(archive.items) == 5 and not archive.complete
 
 
 def test_hits_are_read_back_from_sql_so_a_lagging_index_brings_back_no_stale_state(store):
     items = seed_archive(store, index := InMemoryIndex(DIM))
     svc = service(store, lambda: index)
-    svc.restore(items[20].memory_id)  # back in long-term; the index row still says archived (not drained)
-    hits = svc.recall(api.RecallRequest(query=TEXTS[20], k=3)).hits
+    # back in long-term; the index row still says archived (not drained)
+    svc.memories.restore(items[20].memory_id)
+    hits = svc.recalls.recall(api.RecallRequest(query=TEXTS[20], k=3)).hits
     found = [(h.memory.layer, h.memory.state) for h in hits if h.memory.memory_id == items[20].memory_id]
     assert found == [(Layer.LONGTERM, State.PENDING)]
 
@@ -151,14 +153,14 @@ def test_the_restore_job_finds_its_candidates_over_the_whole_archive(tmp_path, m
 def test_restating_an_archived_memory_restores_it_with_its_stored_vector(store, budget, n):
     items = seed_archive(store, InMemoryIndex(DIM))
     svc = service(store, budget=budget)
-    svc.archive_view()  # loaded, as after a first recall
+    svc.recall_state.archive_view()  # loaded, as after a first recall
     turns = [api.TurnIn(text=TEXTS[n], dialog_id="d-again")]
-    result = svc.write_turns(api.WriteTurnsRequest(session_id="s-again", turns=turns))
+    result = svc.writes.write_turns(api.WriteTurnsRequest(session_id="s-again", turns=turns))
     assert [o.memory_id for o in result.outcomes] == [items[n].memory_id]
     restored = store.memories.get("acme", "alice", items[n].memory_id)
     assert restored.layer is Layer.LONGTERM and store.memories.count("acme", "alice") == len(items)
     assert np.allclose(
-        svc._vector_of(svc.engine.items[restored.memory_id]),
+        svc.recall_state.vector_of(svc.work.engine.items[restored.memory_id]),
         HashEmbedder(DIM).embed_passages([TEXTS[n]])[0],
         atol=1e-3,
     )

@@ -41,7 +41,7 @@ from schemas.settings import GatePolicy
 
 def run(command, svc):
     """A command as a host runs it: prepared (the request read once), then run on the user's service."""
-    return command.run(svc, command.prepare(svc.extractor, svc.clock()))
+    return command.run(svc, command.prepare(svc.writes.extractor, svc.writes.clock()))
 
 
 def service(store, user="alice"):
@@ -133,7 +133,7 @@ def test_a_preview_decides_like_the_write_and_stores_nothing(store):
     run(WriteTurns(request=turns("s1", "I'm allergic to peanuts", "I live in Hangzhou")), svc)
 
     def state():
-        items = {item.memory_id: item.snapshot() for item in svc.engine.items.values()}
+        items = {item.memory_id: item.snapshot() for item in svc.work.engine.items.values()}
         return store.memories.count("acme", "alice"), items
 
     before = state()
@@ -177,6 +177,6 @@ def test_resolving_an_alert_is_audited_once_and_only_for_its_user(store):
     trail = [e for e in store.audit.events("acme", "alice", alert.memory_id) if e.action == "resolve_alert"]
     assert [(e.actor, e.reason, e.after["status"]) for e in trail] == [("operator", "reviewed", "resolved")]
     # the service's own copy agrees with SQL: the closed alert is no longer open in its memory
-    assert all(a.alert_id != alert.alert_id for a in svc.engine.ledger._open_alerts)
-    assert service(store).engine.ledger._open_alerts == []
-    assert svc.item(alert.memory_id).state is State.FROZEN
+    assert all(a.alert_id != alert.alert_id for a in svc.work.engine.ledger._open_alerts)
+    assert service(store).work.engine.ledger._open_alerts == []
+    assert svc.memories.item(alert.memory_id).state is State.FROZEN

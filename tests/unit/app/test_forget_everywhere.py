@@ -32,7 +32,7 @@ def service(store, **capacities):
 
 def say(svc, session, *texts):
     turns = [api.TurnIn(text=t, dialog_id=f"{session}-{n}") for n, t in enumerate(texts)]
-    return svc.write_turns(api.WriteTurnsRequest(session_id=session, turns=turns))
+    return svc.writes.write_turns(api.WriteTurnsRequest(session_id=session, turns=turns))
 
 
 def traces(store, path, needles):
@@ -52,7 +52,7 @@ def traces(store, path, needles):
 
 
 def memory_with(svc, words):
-    return next(i for i in svc.engine.items.values() if words in i.content)
+    return next(i for i in svc.work.engine.items.values() if words in i.content)
 
 
 @pytest.mark.parametrize(
@@ -67,15 +67,15 @@ def test_forgetting_one_clause_of_a_turn_leaves_its_words_nowhere(db, turn, forg
     store, path = db
     svc = service(store)
     say(svc, "s1", turn)
-    svc.start_session(api.StartSessionRequest(session_id="s2"))  # a rendered snapshot quoting both
+    svc.sessions.start(api.StartSessionRequest(session_id="s2"))  # a rendered snapshot quoting both
     gone, stays = memory_with(svc, forgotten), memory_with(svc, kept)
     assert forgotten in (stays.source_text or "")  # the turn text it keeps for recall quotes the sibling
-    result = svc.forget(gone.memory_id, api.ForgetRequest(reason="user asked"))
+    result = svc.memories.forget(gone.memory_id, api.ForgetRequest(reason="user asked"))
     assert result.forgotten and result.detail.startswith("forgotten everywhere")
     assert traces(store, path, [forgotten]) == []
-    left = svc.item(stays.memory_id)
+    left = svc.memories.item(stays.memory_id)
     assert kept in left.content and forgotten not in (left.source_text or "")
-    hits = svc.recall(api.RecallRequest(query=forgotten, k=10)).hits
+    hits = svc.recalls.recall(api.RecallRequest(query=forgotten, k=10)).hits
     assert all(forgotten not in h.memory.content for h in hits)
 
 
@@ -84,10 +84,10 @@ def test_an_archived_sibling_loses_the_forgotten_words_too(db):
     svc = service(store)
     say(svc, "s1", "I broke my wrist skiing in March and I love opera.")
     stays = memory_with(svc, "opera")
-    svc.engine.bounded.archive(stays, "user", "test: archived sibling")
-    svc._commit(svc.engine.drain())
+    svc.work.engine.bounded.archive(stays, "user", "test: archived sibling")
+    svc.work.commit(svc.work.engine.drain())
     assert store.memories.get("acme", "alice", stays.memory_id).state is State.ARCHIVED
-    svc.forget(memory_with(svc, "wrist").memory_id, api.ForgetRequest(reason="user asked"))
+    svc.memories.forget(memory_with(svc, "wrist").memory_id, api.ForgetRequest(reason="user asked"))
     assert traces(store, path, ["wrist"]) == []
     assert store.memories.get("acme", "alice", stays.memory_id).state is State.ARCHIVED
 
@@ -98,15 +98,15 @@ def test_a_merged_summary_is_forgotten_with_its_source_and_its_other_sources(db)
     foods = ["sourdough", "kimchi", "gazpacho", "tamales"]
     for n, food in enumerate(foods):
         say(svc, f"s{n}", f"I love eating {food}")
-    summaries = [i for i in svc.engine.items.values() if i.merged_from]
+    summaries = [i for i in svc.work.engine.items.values() if i.merged_from]
     assert summaries, "working overflow merged the same-slot items"
     summary = summaries[0]
     source = store.memories.get("acme", "alice", summary.merged_from[0])
     merged_words = [w for w in foods if w in summary.content]
-    result = svc.forget(source.memory_id, api.ForgetRequest(reason="user asked"))
+    result = svc.memories.forget(source.memory_id, api.ForgetRequest(reason="user asked"))
     assert summary.memory_id in result.also_forgotten
     assert traces(store, path, merged_words) == []
-    assert all(not i.merged_from for i in svc.engine.items.values())
+    assert all(not i.merged_from for i in svc.work.engine.items.values())
 
 
 @pytest.mark.parametrize("per_request", [False, True], ids=["one request", "one turn per request"])
@@ -128,9 +128,9 @@ def test_a_forgotten_memory_leaves_no_word_in_the_context_of_the_turns_after_it(
         say(svc, "s1", *batch)
     gone, after = memory_with(svc, forgotten), memory_with(svc, "opera")
     assert forgotten in (store.memories.get("acme", "alice", after.memory_id).context or "")  # it answered it
-    svc.forget(gone.memory_id, api.ForgetRequest(reason="user asked"))
+    svc.memories.forget(gone.memory_id, api.ForgetRequest(reason="user asked"))
     assert traces(store, path, [forgotten]) == []
-    left = svc.item(after.memory_id)
+    left = svc.memories.item(after.memory_id)
     assert "opera" in left.content and forgotten not in (left.context or "")
     # the session's kept turns (both turns) lost it too: the next turn's context does not bring it back
     say(svc, "s1", "I also play the cello on weekends.")

@@ -57,16 +57,16 @@ def test_sql_keeps_every_items_vector_while_memory_holds_each_once(tmp_path_fact
     for n, (action, index) in enumerate(steps):
         if action == "say":
             turn = api.TurnIn(text=SAYINGS[index], dialog_id=f"d{n}")
-            svc.write_turns(api.WriteTurnsRequest(session_id=f"s{n % 3}", turns=[turn]))
+            svc.writes.write_turns(api.WriteTurnsRequest(session_id=f"s{n % 3}", turns=[turn]))
         elif action == "recall":
-            svc.recall(api.RecallRequest(query=SAYINGS[index]))
+            svc.recalls.recall(api.RecallRequest(query=SAYINGS[index]))
             svc.flush_access()  # the heat's commit updates the items recall found
         else:
             svc = service(store)
-    svc.recall(api.RecallRequest(query="anything"))
-    for item in svc.engine.active():
+    svc.recalls.recall(api.RecallRequest(query="anything"))
+    for item in svc.work.engine.active():
         assert item.embedding is None  # the one copy is in the rows
-        held = svc._vector_of(item)
+        held = svc.recall_state.vector_of(item)
         expected = embedder.embed_passages([item.content])[0]
         assert held is not None and np.allclose(held, expected, atol=1e-4)  # int16 rows
     for item in store.memories.page("acme", "alice", limit=1000):
@@ -92,11 +92,11 @@ def test_the_hosts_estimate_of_a_resident_user_is_near_what_tracemalloc_counts(s
         rows.append(item)
     store.memories.commit(GateChanges(upserted={i.memory_id: i for i in rows}))
     policy = {"capacities": capacities, "archive_memory_items": 1000}
-    service(store, **policy).recall(api.RecallRequest(query="warm up the tokenizers", k=8))
+    service(store, **policy).recalls.recall(api.RecallRequest(query="warm up the tokenizers", k=8))
     tracemalloc.start()
     svc = service(store, **policy)
-    svc.recall(api.RecallRequest(query="Do you remember when I said I like sushi", k=8))
-    svc._queries.clear()  # the query cache is not what grows with the user's memory
+    svc.recalls.recall(api.RecallRequest(query="Do you remember when I said I like sushi", k=8))
+    svc.recall_state._queries.clear()  # the query cache is not what grows with the user's memory
     traced, _ = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert 0.7 * traced <= svc.resident_bytes <= 1.4 * traced
@@ -113,11 +113,11 @@ def test_between_writes_memory_holds_what_a_fresh_load_holds(tmp_path_factory, s
     svc = service(store, capacities=Capacities(working=3, longterm=3, core=2))
     for n, (index, session) in enumerate(steps):
         turn = api.TurnIn(text=SAYINGS[index], dialog_id=f"d{n}")
-        svc.write_turns(api.WriteTurnsRequest(session_id=f"s{session}", turns=[turn]))
-        svc.engine.forget_inactive()  # as the next write starts
+        svc.writes.write_turns(api.WriteTurnsRequest(session_id=f"s{session}", turns=[turn]))
+        svc.work.engine.forget_inactive()  # as the next write starts
         loaded = {
             i.memory_id: (i.state, i.layer, i.version) for i in store.memories.load_active("acme", "alice")
         }
-        held = {i.memory_id: (i.state, i.layer, i.version) for i in svc.engine.items.values()}
+        held = {i.memory_id: (i.state, i.layer, i.version) for i in svc.work.engine.items.values()}
         assert held == loaded
     store.dispose()

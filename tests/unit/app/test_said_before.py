@@ -29,7 +29,7 @@ def write(svc, turns, session="s1", per_request=False, start=0):
     """``turns``: (role, text) pairs, sent in one request or one a request."""
     said = [api.TurnIn(role=r, text=t, dialog_id=f"{session}-{start + n}") for n, (r, t) in enumerate(turns)]
     for batch in [[t] for t in said] if per_request else [said]:
-        svc.write_turns(api.WriteTurnsRequest(session_id=session, turns=batch))
+        svc.writes.write_turns(api.WriteTurnsRequest(session_id=session, turns=batch))
 
 
 def stored_with(store, words):
@@ -61,8 +61,8 @@ def test_context_is_no_word_of_the_user_and_no_part_of_a_prompt(db):
     svc = service(store)
     write(svc, ANSWERED)
     assert "context" not in api.MemoryOut.model_fields
-    shown = svc.recall(api.RecallRequest(query="what did the trip teach?", k=10)).model_dump_json()
-    rendered = svc.start_session(api.StartSessionRequest(session_id="s9")).model_dump_json()
+    shown = svc.recalls.recall(api.RecallRequest(query="what did the trip teach?", k=10)).model_dump_json()
+    rendered = svc.sessions.start(api.StartSessionRequest(session_id="s9")).model_dump_json()
     assert "Lovely" not in shown and "Lovely" not in rendered
 
 
@@ -97,11 +97,11 @@ def test_a_preview_keeps_no_turn_and_erasure_drops_the_kept_ones(db):
     svc = service(store)
     said = [api.TurnIn(text="I sail a dinghy.", dialog_id="p")]
     request = api.WriteTurnsRequest(session_id="s1", turns=said)
-    svc.preview(svc.prepared(svc.extract(request)))
+    svc.writes.preview(svc.writes.prepared(svc.writes.extract(request)))
     write(svc, [("user", "I grow tomatoes on my balcony every summer.")])
     assert stored_with(store, "tomatoes").context is None
     write(svc, [("user", "We went camping last weekend.")], session="s2")
-    svc.erase_user(api.EraseRequest(reason="user asked"))
+    svc.memories.erase(api.EraseRequest(reason="user asked"))
     write(svc, [("user", "I adopted a kitten called Miso.")], session="s2")
     assert stored_with(store, "Miso").context is None
 

@@ -40,11 +40,11 @@ def service(store, index, user="alice", tenant="acme"):
 
 def say(svc, session, *texts, start=0):
     turns = [api.TurnIn(text=t, dialog_id=f"{session}-d{start + n}") for n, t in enumerate(texts)]
-    return svc.write_turns(api.WriteTurnsRequest(session_id=session, turns=turns))
+    return svc.writes.write_turns(api.WriteTurnsRequest(session_id=session, turns=turns))
 
 
 def by_slot(svc, slot):
-    return [i for i in svc.engine.active() if i.slot == slot]
+    return [i for i in svc.work.engine.active() if i.slot == slot]
 
 
 def test_allergy_and_residence_story(store, index):
@@ -58,7 +58,7 @@ def test_allergy_and_residence_story(store, index):
 
     result = say(svc, "s3", "I think I don't mind peanuts")
     assert [a.kind for a in result.alerts] == [AlertKind.FROZEN_CONFLICT]
-    assert svc.item(allergy.memory_id).state is State.FROZEN
+    assert svc.memories.item(allergy.memory_id).state is State.FROZEN
 
     result = say(svc, "s4", "actually I moved to Suzhou")
     assert result.outcomes[0].action == "corrected" and result.outcomes[0].memory_id == home.memory_id
@@ -66,10 +66,10 @@ def test_allergy_and_residence_story(store, index):
     actions = [e.action for e in store.audit.events("acme", "alice", home.memory_id)]
     assert {"unfreeze", "modify", "freeze"} <= set(actions)
 
-    context = svc.start_session(api.StartSessionRequest(session_id="s5"))
+    context = svc.sessions.start(api.StartSessionRequest(session_id="s5"))
     assert "residence: Suzhou" in context.text and "allergy: Peanut" in context.text
 
-    recall = svc.recall(api.RecallRequest(query="what should I avoid cooking?"))
+    recall = svc.recalls.recall(api.RecallRequest(query="what should I avoid cooking?"))
     assert recall.hits[0].memory.memory_id == allergy.memory_id
     assert "slot" in recall.hits[0].routes
 
@@ -77,19 +77,19 @@ def test_allergy_and_residence_story(store, index):
 def test_state_survives_a_fresh_service_and_snapshot_is_byte_identical(store, index):
     svc = service(store, index)
     say(svc, "s1", "I'm allergic to peanuts")
-    first = svc.start_session(api.StartSessionRequest(session_id="s2"))
+    first = svc.sessions.start(api.StartSessionRequest(session_id="s2"))
     say(svc, "s2", "I love jazz music", "I live in Hangzhou")
-    again = service(store, index).start_session(api.StartSessionRequest(session_id="s2"))
+    again = service(store, index).sessions.start(api.StartSessionRequest(session_id="s2"))
     assert again.model_dump_json() == first.model_dump_json()
-    later = service(store, index).start_session(api.StartSessionRequest(session_id="s3"))
+    later = service(store, index).sessions.start(api.StartSessionRequest(session_id="s3"))
     assert "jazz" in later.text
 
 
 def test_idempotent_request_is_applied_once(store, index):
     svc = service(store, index)
     req = api.WriteTurnsRequest(session_id="s1", turns=[api.TurnIn(text="I love green tea", dialog_id="d1")])
-    first = svc.write_turns(req, request_id="r1")
-    second = service(store, index).write_turns(req, request_id="r1")
+    first = svc.writes.write_turns(req, request_id="r1")
+    second = service(store, index).writes.write_turns(req, request_id="r1")
     assert first == second
     assert store.memories.count("acme", "alice") == 1
 
@@ -102,15 +102,15 @@ def test_a_resent_request_answers_as_first_answered_and_changes_nothing(store, i
     say(svc, "s1", "I'm allergic to peanuts", "I live in Hangzhou")
     for n, text in enumerate(["I live in Hangzhou", "I think I don't mind peanuts", "I love green tea"]):
         req = api.WriteTurnsRequest(session_id="s2", turns=[api.TurnIn(text=text, dialog_id=f"r{n}")])
-        first = svc.write_turns(req, request_id=f"r{n}")
+        first = svc.writes.write_turns(req, request_id=f"r{n}")
         stored = {i.memory_id: i.version for i in store.memories.page("acme", "alice", limit=100)}
         trail, alerts = store.audit.events("acme", "alice"), store.alerts.find("acme", "alice", status=None)
         for again in (svc, service(store, index)):  # the same resident service, and one loaded anew
-            assert again.write_turns(req, request_id=f"r{n}") == first
+            assert again.writes.write_turns(req, request_id=f"r{n}") == first
             assert {i.memory_id: i.version for i in store.memories.page("acme", "alice", limit=100)} == stored
             assert store.audit.events("acme", "alice") == trail
             assert store.alerts.find("acme", "alice", status=None) == alerts
-        assert {i.memory_id for i in svc.engine.active()} == {
+        assert {i.memory_id for i in svc.work.engine.active()} == {
             i.memory_id for i in store.memories.load_active("acme", "alice")
         }
 
@@ -118,7 +118,7 @@ def test_a_resent_request_answers_as_first_answered_and_changes_nothing(store, i
 def test_commits_reach_the_index_through_the_outbox_once(store, index):
     svc = service(store, index)
     say(svc, "s1", "I love green tea", "I work as a nurse")
-    ids = {i.memory_id for i in svc.engine.active()}
+    ids = {i.memory_id for i in svc.work.engine.active()}
     assert index.ids("acme", "alice") == set()  # acknowledged on the SQL commit, before the index
     assert drain(store, index, 64) >= len(ids)
     assert index.ids("acme", "alice") == ids
@@ -128,23 +128,23 @@ def test_commits_reach_the_index_through_the_outbox_once(store, index):
 def test_other_tenant_and_user_cannot_reach_items(store, index):
     svc = service(store, index)
     say(svc, "s1", "I love green tea")
-    memory_id = svc.engine.active()[0].memory_id
+    memory_id = svc.work.engine.active()[0].memory_id
     for intruder in (service(store, index, user="bob"), service(store, index, tenant="other")):
         with pytest.raises(NotFound):
-            intruder.get_memory(memory_id)
-        assert intruder.recall(api.RecallRequest(query="green tea")).hits == []
+            intruder.memories.get(memory_id)
+        assert intruder.recalls.recall(api.RecallRequest(query="green tea")).hits == []
 
 
 def test_forget_and_erase_leave_nothing_searchable(store, index):
     svc = service(store, index)
     say(svc, "s1", "I love green tea", "I work as a nurse")
     tea = by_slot(svc, "preference.drink")[0]
-    svc.forget(tea.memory_id, api.ForgetRequest())
+    svc.memories.forget(tea.memory_id, api.ForgetRequest())
     drain(store, index, 64)
     assert tea.memory_id not in index.ids("acme", "alice")
     with pytest.raises(NotFound):
-        svc.get_memory(tea.memory_id)
-    svc.erase_user(api.EraseRequest())
+        svc.memories.get(tea.memory_id)
+    svc.memories.erase(api.EraseRequest())
     drain(store, index, 64)
     assert index.ids("acme", "alice") == set() and store.memories.count("acme", "alice") == 0
 
@@ -154,8 +154,8 @@ def test_recall_returns_the_policy_top_k_unless_the_request_names_k(store, index
         "acme", "alice", store=store, embedder=HashEmbedder(64), policy=GatePolicy(top_k=2)
     )
     say(svc, "s1", "I like green tea", "I like jazz", "I like hiking", "I live in Hangzhou")
-    assert len(svc.recall(api.RecallRequest(query="what do I like?")).hits) == 2
-    assert len(svc.recall(api.RecallRequest(query="what do I like?", k=3)).hits) == 3
+    assert len(svc.recalls.recall(api.RecallRequest(query="what do I like?")).hits) == 2
+    assert len(svc.recalls.recall(api.RecallRequest(query="what do I like?", k=3)).hits) == 3
 
 
 def test_a_prepared_recall_rebuilds_nothing_and_answers_as_an_unprepared_one(store, index, monkeypatch):
@@ -172,20 +172,20 @@ def test_a_prepared_recall_rebuilds_nothing_and_answers_as_an_unprepared_one(sto
     prepared, plain = at_noon("prepared"), at_noon("plain")
     for svc in (prepared, plain):
         say(svc, "s1", "My sister Anna moved to Lyon", "The Atlas deadline is Friday")
-        svc.recall(api.RecallRequest(query="where does Anna live?", include_archive=True))
-        assert not svc.recall_is_stale  # a recall built what it reads
+        svc.recalls.recall(api.RecallRequest(query="where does Anna live?", include_archive=True))
+        assert not svc.recalls.is_stale  # a recall built what it reads
         say(svc, "s2", "Anna started working at Acme", start=2)
-    assert prepared.recall_is_stale and plain.recall_is_stale  # the write dropped it
-    prepared.prepare_recall()
-    assert not prepared.recall_is_stale
+    assert prepared.recalls.is_stale and plain.recalls.is_stale  # the write dropped it
+    prepared.recalls.prepare()
+    assert not prepared.recalls.is_stale
     question = api.RecallRequest(query="where does Anna work?", include_archive=True)
-    expected = plain.recall(question)
+    expected = plain.recalls.recall(question)
 
     def rebuilt(*args, **kwargs):
         raise AssertionError("the recall rebuilt the entity graph")
 
     monkeypatch.setattr(EntityGraph, "from_items", rebuilt)
-    found = prepared.recall(question)
+    found = prepared.recalls.recall(question)
     assert [h.memory.content for h in found.hits] == [h.memory.content for h in expected.hits]
     assert [h.score for h in found.hits] == [h.score for h in expected.hits]
 
@@ -212,11 +212,17 @@ def test_a_call_prepared_ahead_embeds_nothing_again_and_answers_as_without_it(st
     have."""
     embedder = HashEmbedder(64)
     noon = datetime(2026, 6, 1, 12, tzinfo=UTC)
-    ahead, plain = (
-        UserMemoryService(
-            "acme", user, store=store, embedder=embedder, policy=GatePolicy(), clock=lambda: noon
-        )
-        for user in ("ahead", "plain")
+    plain = UserMemoryService(
+        "acme", "plain", store=store, embedder=embedder, policy=GatePolicy(), clock=lambda: noon
+    )
+    ahead = UserMemoryService(
+        "acme",
+        "ahead",
+        store=store,
+        embedder=NoEmbedding(),
+        extractor=NoExtraction(),
+        policy=GatePolicy(),
+        clock=lambda: noon,
     )
     turns = api.WriteTurnsRequest(
         session_id="s1",
@@ -234,14 +240,12 @@ def test_a_call_prepared_ahead_embeds_nothing_again_and_answers_as_without_it(st
     assert len(passages) >= 2 and prepared[0].query is None and prepared[1].query == question.query
     assert all(turn.at == noon for turn in prepared[0].extraction.turns)  # said when the call was received
 
-    expected = plain.write_turns(turns), plain.recall(question)
-    ahead.embedder = NoEmbedding()
-    ahead.extractor = NoExtraction()
+    expected = plain.writes.write_turns(turns), plain.recalls.recall(question)
     written = write.run(ahead, prepared[0].embedded(None, embedder.embed_passages(passages)))
     found = recall.run(
         ahead, prepared[1].embedded(embedder.embed_queries([question.query])[0], np.zeros((0, 64)))
     )
-    assert ahead.cached_query(question.query) is not None
+    assert ahead.recalls.cached_query(question.query) is not None
 
     def decided(result):
         return [(o.action, o.layer) for o in result.outcomes]
@@ -269,9 +273,9 @@ def test_each_part_not_kept_is_named_with_its_turn_and_no_turn_with_a_fact_is_ig
         ("s1-d2", "not kept: instruction to the model"),
         ("s1-d3", "not kept: secret redacted"),
     ]
-    stored = {(i.slot, i.value) for i in svc.engine.active()}
+    stored = {(i.slot, i.value) for i in svc.work.engine.active()}
     assert {("basic.residence", "porto"), ("basic.name", "tomas"), ("basic.occupation", "nurse")} <= stored
-    words = " ".join(f"{i.content} {i.source_text or ''}" for i in svc.engine.active())
+    words = " ".join(f"{i.content} {i.source_text or ''}" for i in svc.work.engine.active())
     assert not any(w in words for w in ("day trip", "French", "hunter2xyz"))
 
 
@@ -289,19 +293,19 @@ def test_a_preview_decides_on_a_fork_and_leaves_memory_and_recall_as_they_were(s
     for svc in (previewed, plain):
         say(svc, "s1", "I live in Hangzhou", "I love jazz")
         say(svc, "s2", "I live in Hangzhou")
-        svc.recall(question)  # recall's view built before the preview
+        svc.recalls.recall(question)  # recall's view built before the preview
     change = api.WriteTurnsRequest(
         session_id="s3", turns=[api.TurnIn(text="Actually I moved to Suzhou", dialog_id="s3-d0")]
     )
-    preview = previewed.preview(previewed.prepared(previewed.extract(change)))
+    preview = previewed.writes.preview(previewed.writes.prepared(previewed.writes.extract(change)))
     assert preview.outcomes and preview.outcomes[0].memory.value == "suzhou"
     assert [i.value for i in by_slot(previewed, "basic.residence")] == ["hangzhou"]
 
     def ranked(svc):
-        return [(h.memory.content, h.score.total) for h in svc.recall(question).hits]
+        return [(h.memory.content, h.score.total) for h in svc.recalls.recall(question).hits]
 
     assert ranked(previewed) == ranked(plain)
-    written = previewed.write_turns(change), plain.write_turns(change)
+    written = previewed.writes.write_turns(change), plain.writes.write_turns(change)
     assert [(o.action, o.state) for o in written[0].outcomes] == [
         (o.action, o.state) for o in written[1].outcomes
     ]

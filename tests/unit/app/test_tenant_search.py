@@ -38,7 +38,7 @@ def remember(store, tenant: str, user: str, *texts: str) -> None:
         request = api.WriteMemoryRequest(
             content=text, kind=Kind.FACT, session_id="s1", dialog_ids=["d1"], remember=True
         )
-        svc.write_memory(request)
+        svc.writes.write_memory(request)
 
 
 def search_of(index) -> TenantSearch:

@@ -46,7 +46,7 @@ def service(store, user="alice"):
 
 def say(svc, session, *texts):
     turns = [api.TurnIn(text=t, dialog_id=f"{session}-d{n}") for n, t in enumerate(texts)]
-    return svc.write_turns(api.WriteTurnsRequest(session_id=session, turns=turns))
+    return svc.writes.write_turns(api.WriteTurnsRequest(session_id=session, turns=turns))
 
 
 def story(store):
@@ -54,8 +54,8 @@ def story(store):
     say(svc, "s1", "I'm allergic to peanuts", "I live in Hangzhou", "I love jazz")
     say(svc, "s2", "I'm allergic to peanuts", "I live in Hangzhou", "my sister is called Mia")
     say(svc, "s3", "I think I don't mind peanuts", "actually I moved to Suzhou")
-    jazz = next(item for item in svc.engine.active() if "jazz" in item.content)
-    svc.forget(jazz.memory_id, api.ForgetRequest(reason="user asked"))
+    jazz = next(item for item in svc.work.engine.active() if "jazz" in item.content)
+    svc.memories.forget(jazz.memory_id, api.ForgetRequest(reason="user asked"))
     return svc, jazz.memory_id
 
 
@@ -69,7 +69,7 @@ def records(exported):
 
 def import_into(store, exported, user="alice"):
     parsed = USER_RECORDS.validate_python(records(exported))
-    return service(store, user).import_records(ImportRequest(records=parsed))
+    return service(store, user).writes.import_records(ImportRequest(records=parsed))
 
 
 def test_a_user_round_trips_through_export_and_import(source, target):
@@ -90,14 +90,15 @@ def test_a_user_round_trips_through_export_and_import(source, target):
     assert second[1:] == first[1:]  # identical but for the header's time
     assert any(line.get("context") for line in memories)  # the turns before a memory travel with it
     imported = service(target)
-    active = imported.engine.active()
+    active = imported.work.engine.active()
     assert {item.memory_id for item in active} == {
         line["memory_id"]
         for line in memories
         if line["state"] in ("pending", "confirmed", "frozen", "unfrozen")
     }
-    assert all(imported._vector_of(item) is not None for item in active)  # embedded again: recall works
-    hits = service(target).recall(api.RecallRequest(query="where did I move to?")).hits
+    # embedded again: recall works
+    assert all(imported.recall_state.vector_of(item) is not None for item in active)
+    hits = service(target).recalls.recall(api.RecallRequest(query="where did I move to?")).hits
     assert "Suzhou" in hits[0].memory.content
 
 
@@ -218,7 +219,7 @@ def test_an_id_of_another_user_refuses_the_batch(source):
     import_into(source, lines_of_one_memory())
     with pytest.raises(InvalidInput, match="stored for another user"):
         import_into(source, lines_of_one_memory(), user="bob")
-    assert service(source, "bob").engine.active() == []
+    assert service(source, "bob").work.engine.active() == []
     assert (
         MemoryLine.model_validate(source.transfer.items_after("acme", "alice", "", 1)[0]).state
         is State.PENDING

@@ -81,11 +81,11 @@ USERS = itertools.count()
 
 def surfaces(svc: UserMemoryService, user: str, slot: str, words: str) -> dict[str, str]:
     """What a person or a model reads of the user's memory, each surface as text."""
-    profile = svc.profile()
+    profile = svc.sessions.profile()
     shown = [c.display for s in profile.slots if s.slot == slot for c in s.conclusions]
-    memories = [m.display for m in svc.list_memories().items if m.slot == slot]
-    context = svc.start_session(api.StartSessionRequest(session_id="s3"))
-    hits = svc.recall(api.RecallRequest(query=words, k=5)).hits
+    memories = [m.display for m in svc.memories.list().items if m.slot == slot]
+    context = svc.sessions.start(api.StartSessionRequest(session_id="s3"))
+    hits = svc.recalls.recall(api.RecallRequest(query=words, k=5)).hits
     exported = [json.loads(exported_line(line)) for line in export_lines(STORE, "acme", user)]
     return {
         "profile": " | ".join(str(d) for d in shown),
@@ -105,10 +105,10 @@ def test_every_surface_shows_the_value_as_the_user_wrote_it_and_never_the_key(ca
     svc = UserMemoryService("acme", user, store=STORE, embedder=HashEmbedder(64), policy=GatePolicy())
     said = frame.format(words)
     for session in ("s1", "s2"):  # confirmed in a second session: it reaches the profile and the core
-        svc.write_turns(
+        svc.writes.write_turns(
             api.WriteTurnsRequest(session_id=session, turns=[api.TurnIn(text=said, dialog_id=f"{session}-d")])
         )
-    read = [i for i in svc.engine.active() if i.slot == slot]
+    read = [i for i in svc.work.engine.active() if i.slot == slot]
     assert read, f"{said!r} reached no {slot}"
     # the user's words: these, or another spelling of the same key the sentence holds too (我很喜欢吃辣味
     # holds 吃辣 as well as 辣味)

@@ -194,16 +194,16 @@ def svc(tmp_path):
 
 def say(svc, session, *texts):
     turns = [api.TurnIn(text=t, dialog_id=f"{session}-d{n}") for n, t in enumerate(texts)]
-    svc.write_turns(api.WriteTurnsRequest(session_id=session, turns=turns))
+    svc.writes.write_turns(api.WriteTurnsRequest(session_id=session, turns=turns))
 
 
 def test_snapshot_is_byte_identical_across_turns_and_new_facts_wait_for_the_next_session(svc):
     say(svc, "s1", "I live in Hangzhou", "I'm allergic to peanuts")
     say(svc, "s2", "我住在杭州")
-    first = svc.start_session(api.StartSessionRequest(session_id="s3")).model_dump_json()
+    first = svc.sessions.start(api.StartSessionRequest(session_id="s3")).model_dump_json()
     for turn in ("I love jazz music", "My sister Anna lives in Berlin", "Please keep your replies short"):
         say(svc, "s3", turn)
-        assert svc.start_session(api.StartSessionRequest(session_id="s3")).model_dump_json() == first
+        assert svc.sessions.start(api.StartSessionRequest(session_id="s3")).model_dump_json() == first
     assert "jazz" not in first and "Anna" not in first
-    later = svc.start_session(api.StartSessionRequest(session_id="s4"))
+    later = svc.sessions.start(api.StartSessionRequest(session_id="s4"))
     assert "jazz" in later.text and "residence: Hangzhou" in later.sections["core"]

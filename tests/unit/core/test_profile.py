@@ -31,7 +31,7 @@ def svc(tmp_path):
 
 def say(svc, session, *texts):
     turns = [api.TurnIn(text=t, dialog_id=f"{session}-d{n}") for n, t in enumerate(texts)]
-    return svc.write_turns(api.WriteTurnsRequest(session_id=session, turns=turns))
+    return svc.writes.write_turns(api.WriteTurnsRequest(session_id=session, turns=turns))
 
 
 def slots_of(profile: api.UserProfile) -> dict[str, api.ProfileSlot]:
@@ -51,7 +51,7 @@ def test_profile_from_a_multi_session_bilingual_conversation(svc):
     say(svc, "s2", "我住在杭州", "我对花生过敏", "我喜欢喝咖啡", "cooking is so annoying today")
     say(svc, "s3", "I think I don't mind peanuts", "I also like classical music", "I love jazz music")
     say(svc, "s4", "actually I moved to Suzhou")
-    profile = svc.profile()
+    profile = svc.sessions.profile()
     slots = slots_of(profile)
     assert set(slots) == {
         "basic.residence",
@@ -88,22 +88,22 @@ def test_profile_from_a_multi_session_bilingual_conversation(svc):
     assert slots["style.reply_length"].conclusions[0].value == "short"
 
     backing = {m for s in profile.slots for c in s.conclusions for m in c.memory_ids}
-    assert all(svc.item(m).slot in slots for m in backing)
+    assert all(svc.memories.item(m).slot in slots for m in backing)
     assert ("user", "colleague", "Bob") in {(e.source, e.label, e.target) for e in profile.relations}
 
     (mood,) = profile.state  # the one-off mood remark: current state only, never a slot
     assert mood.slot == "state.mood" and mood.memory_id not in backing
-    assert svc.item(mood.memory_id).layer is Layer.WORKING
+    assert svc.memories.item(mood.memory_id).layer is Layer.WORKING
 
 
 def test_a_single_contradiction_lowers_confidence_and_confirmation_rewrites_the_slot(svc):
     say(svc, "s1", "I work as a nurse")
-    before = slots_of(svc.profile())["basic.occupation"].conclusions[0].confidence
+    before = slots_of(svc.sessions.profile())["basic.occupation"].conclusions[0].confidence
     say(svc, "s2", "I work as a teacher")
-    (held,) = slots_of(svc.profile())["basic.occupation"].conclusions
+    (held,) = slots_of(svc.sessions.profile())["basic.occupation"].conclusions
     assert held.value == "nurse" and held.confidence < before  # lowered, not flipped
     say(svc, "s3", "I work as a teacher")
-    occupation = slots_of(svc.profile())["basic.occupation"]
+    occupation = slots_of(svc.sessions.profile())["basic.occupation"]
     assert [c.value for c in occupation.conclusions] == ["teacher"]
     assert [h.value for h in occupation.history] == ["nurse"]
 
@@ -111,7 +111,7 @@ def test_a_single_contradiction_lowers_confidence_and_confirmation_rewrites_the_
 def test_a_repeated_one_off_mood_never_reaches_a_slot(svc):
     for session in ("s1", "s2", "s3"):
         say(svc, session, "cooking is so annoying today")
-    profile = svc.profile()
+    profile = svc.sessions.profile()
     assert profile.slots == [] and [s.slot for s in profile.state] == ["state.mood"]
 
 
@@ -222,11 +222,11 @@ def test_every_door_carries_the_users_words_beside_the_key(svc):
         "Please skip the emojis": ("style.format", "no emoji", "no emoji"),  # a style shows as its template
     }
     say(svc, "s1", *said, "我今天有点感冒")
-    profile = slots_of(svc.profile())
-    items = {(m.slot, m.value): m for m in svc.list_memories().items}
+    profile = slots_of(svc.sessions.profile())
+    items = {(m.slot, m.value): m for m in svc.memories.list().items}
     for slot, value, words in said.values():
         (conclusion,) = profile[slot].conclusions
         assert (conclusion.value, conclusion.display) == (value, words)
         assert items[(slot, value)].display == words
-    (state,) = svc.profile().state
+    (state,) = svc.sessions.profile().state
     assert (state.value, state.display) == ("sick", "感冒")

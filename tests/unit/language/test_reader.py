@@ -172,11 +172,11 @@ def test_three_ways_of_saying_one_taste_confirm_one_item(e5, shipped_reader, tmp
         ]
     ):
         turn = api.TurnIn(text=text, dialog_id=f"d{n}")
-        svc.write_turns(api.WriteTurnsRequest(session_id=f"s{n}", turns=[turn]))
-    tastes = [m for m in svc.list_memories().items if m.value == "bouldering"]
+        svc.writes.write_turns(api.WriteTurnsRequest(session_id=f"s{n}", turns=[turn]))
+    tastes = [m for m in svc.memories.list().items if m.value == "bouldering"]
     assert len(tastes) == 1
     assert tastes[0].state in (State.CONFIRMED, State.FROZEN) and len(tastes[0].confirmed_sessions) >= 2
-    assert not [m for m in svc.list_memories().items if m.slot and m.slot.startswith("preference.")][1:]
+    assert not [m for m in svc.memories.list().items if m.slot and m.slot.startswith("preference.")][1:]
     store.dispose()
 
 
@@ -214,8 +214,8 @@ def test_a_restating_sentence_confirms_the_item_and_stays_a_memory_of_its_own(e5
         )
         for session, text in (("s1", f"I'm really into {taste}."), ("s2", sentence)):
             turn = api.TurnIn(text=text, dialog_id=f"{session}-d")
-            svc.write_turns(api.WriteTurnsRequest(session_id=session, turns=[turn]))
-        memories = svc.list_memories().items
+            svc.writes.write_turns(api.WriteTurnsRequest(session_id=session, turns=[turn]))
+        memories = svc.memories.list().items
         tastes = [m for m in memories if m.value == taste]
         assert len(tastes) == 1 and tastes[0].confirmed_sessions == ["s1", "s2"], sentence
         assert "s2-d" in tastes[0].source_dialog_ids
@@ -223,6 +223,6 @@ def test_a_restating_sentence_confirms_the_item_and_stays_a_memory_of_its_own(e5
         tail = sentence.split(",", 1)[1]
         own = [m for m in memories if m.slot is None and tail.strip(" .") in m.content]
         assert [m.source_dialog_ids for m in own] == [["s2-d"]], sentence
-        hits = svc.recall(api.RecallRequest(query=tail, k=3)).hits
+        hits = svc.recalls.recall(api.RecallRequest(query=tail, k=3)).hits
         assert own[0].memory_id in [h.memory.memory_id for h in hits], sentence
     store.dispose()

@@ -49,11 +49,11 @@ def service(store, clock=None, **policy) -> UserMemoryService:
 def say(svc, session, *texts, at=None):
     turns = [api.TurnIn(text=t, dialog_id=f"{session}-d{n}", at=at) for n, t in enumerate(texts)]
     for start in range(0, len(turns), api.MAX_TURNS_PER_BATCH):
-        svc.write_turns(api.WriteTurnsRequest(session_id=session, turns=turns[start : start + 200]))
+        svc.writes.write_turns(api.WriteTurnsRequest(session_id=session, turns=turns[start : start + 200]))
 
 
 def recall(svc, query, k=8, include_archive=True):
-    return svc.recall(api.RecallRequest(query=query, k=k, include_archive=include_archive)).hits
+    return svc.recalls.recall(api.RecallRequest(query=query, k=k, include_archive=include_archive)).hits
 
 
 def unrelated_memories(count: int) -> list[str]:
@@ -173,7 +173,7 @@ def test_near_duplicates_keep_only_their_best_hit(store):
         ("green tea", "I drink green tea every morning, always"),
         ("sencha", "I always drink green tea every morning"),
     ):
-        svc.write_memory(
+        svc.writes.write_memory(
             api.WriteMemoryRequest(
                 content=content,
                 kind=Kind.PREFERENCE,
@@ -183,7 +183,7 @@ def test_near_duplicates_keep_only_their_best_hit(store):
                 value=value,
             )
         )
-    assert len(svc.engine.active()) == 2
+    assert len(svc.work.engine.active()) == 2
     assert len([h for h in recall(svc, "green tea every morning") if "tea" in h.memory.content]) == 1
 
 
@@ -218,7 +218,7 @@ def test_a_memory_cut_from_a_longer_turn_keeps_the_turn_for_recall(store):
     svc = service(store)
     turn = "I'm allergic to peanuts. Yesterday my cousin Ana baked a lemon cake for the harvest festival."
     say(svc, "s1", turn, *[f"Yesterday I {t} downtown" for t in TOPICS])
-    allergy = next(i for i in svc.engine.active() if i.slot == "basic.allergy")
+    allergy = next(i for i in svc.work.engine.active() if i.slot == "basic.allergy")
     assert allergy.source_text == turn
     stored = store.memories.get("acme", "alice", allergy.memory_id)
     assert stored.source_text == allergy.source_text

@@ -72,15 +72,15 @@ def test_service_consolidation_commits_archives_and_syncs_only_moved_index_rows(
     store.memories.commit(GateChanges(upserted={stale.memory_id: stale}))
     svc = _service(store, index)
     turn = api.TurnIn(text="I love jazz", dialog_id="d1")
-    svc.write_turns(api.WriteTurnsRequest(session_id="s1", turns=[turn]))
-    counts = svc.consolidate()
+    svc.writes.write_turns(api.WriteTurnsRequest(session_id="s1", turns=[turn]))
+    counts = svc.maintenance.consolidate()
     assert counts["cleared"] == 1
     drain(store, index, 64)
     assert store.memories.get("acme", "alice", stale.memory_id).state is State.ARCHIVED
     assert index.search("acme", "alice", HashEmbedder(64).embed_passages(["saw a red car"])[0], 1,
                         layers=frozenset({Layer.ARCHIVE}))[0].memory_id == stale.memory_id
     assert [e.action for e in store.audit.events("acme", "alice", stale.memory_id)] == ["archive"]
-    assert not any(svc.consolidate().values())
+    assert not any(svc.maintenance.consolidate().values())
 
 
 def test_service_restores_archived_items_by_id_and_skips_strangers(store):
@@ -88,8 +88,8 @@ def test_service_restores_archived_items_by_id_and_skips_strangers(store):
     stale = _old_pending("saw a red car", days=40)
     store.memories.commit(GateChanges(upserted={stale.memory_id: stale}))
     svc = _service(store, index)
-    svc.consolidate()
-    result = svc.restore_archived([stale.memory_id, "m_" + "0" * 32], reason="relevant again")
+    svc.maintenance.consolidate()
+    result = svc.maintenance.restore_archived([stale.memory_id, "m_" + "0" * 32], reason="relevant again")
     assert result == {"restored": [stale.memory_id], "skipped": ["m_" + "0" * 32]}
     restored = store.memories.get("acme", "alice", stale.memory_id)
     drain(store, index, 64)
