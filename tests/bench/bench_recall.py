@@ -95,7 +95,7 @@ def main() -> None:
             svc.writes.write_turns(api.WriteTurnsRequest(session_id="s-last", turns=[turn]))
             after_write.append(recall(query))
         active = len(svc.work.engine.active())
-        archived = svc.store.memories.count(svc.tenant_id, svc.user_id, layers=[Layer.ARCHIVE])
+        archived = svc.work.store.memories.count(svc.tenant_id, svc.user_id, layers=[Layer.ARCHIVE])
     print(
         f"load average {os.getloadavg()[0]:.2f}; {args.turns} turns written in {written:.0f} s; "
         f"{active} active, {archived} archived"
