@@ -1,8 +1,9 @@
 """The batch jobs' operations on one user's service: a consolidation pass and restoring chosen archived items.
 ``UserMemoryService`` holds one ``ServiceMaintenance`` and hands it three narrow things: the user's current
-gate engine, a reader of a stored item, and its commit. Whoever calls them — the user's actor, or a job
-holding the user's lease — gets the gate's decision committed in one transaction and the vector index synced
-for the items whose index row changed (a decay refresh alone does not touch the index).
+gate engine, a reader of a stored item, and the commit of its unit of work (``actors.app.unit_of_work``).
+Whoever calls them — the user's actor, or a job holding the user's lease — gets the gate's decision committed
+in one transaction and the vector index synced for the items whose index row changed (a decay refresh alone
+does not touch the index).
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ RESTORE_ACTOR = "job:restore"
 
 
 class MaintenanceOperations(Protocol):
-    """What a batch job runs on one user's service (``UserMemoryService``) while it holds the user's lease
-    (``jobs.common.UserRunner``)."""
+    """What a batch job runs on one user's service (``UserMemoryService.maintenance``) while it holds the
+    user's lease (``jobs.common.UserRunner``)."""
 
     def consolidate(self) -> dict[str, int]:
         """One consolidation pass; what it did, by step."""

@@ -1,11 +1,11 @@
 """Export and import in the application layer (docs/export.md): a user's stored rows as the lines of
 ``schemas.transfer``, and lines back into the domain records an import adds.
 
-Export reads SQL, the source of truth, in pages (``MemoryStore.transfer``), so a user of any size streams
-in bounded memory. Import is run by the user's service (``UserMemoryService.import_records``) on the
-user's host, so it is committed under the host's fence like every other write; a memory whose text reads
-as an instruction to a future prompt is refused there, as a turn would be, and secrets are redacted from
-what is kept, as on every write.
+Export reads SQL, the source of truth, in pages (``MemoryStore.transfer``), so a user of any size streams in
+bounded memory. Import is run by the user's service (``Writes.import_records``, ``actors.app.resources``) on
+the user's host, so it is committed under the host's fence like every other write; a memory whose text reads
+as an instruction to a future prompt is refused there, as a turn would be, and secrets are redacted from what
+is kept, as on every write.
 """
 
 from __future__ import annotations

@@ -14,8 +14,9 @@
 4. ``with_context``: each candidate with the turns said just before its own in its session (its context,
    ``actors.core.said_before``), in the user's order of calls, since the turns before may have come in an
    earlier call;
-5. the service decides them through the gates and commits (``UserMemoryService.write``), or decides them on
-   a forked engine and commits nothing (``UserMemoryService.preview``).
+5. the gates decide them (``actors.app.pipeline.decide``) and the user's unit of work commits them
+   (``Writes.write`` of ``actors.app.resources``), or they are decided on a forked engine and nothing is
+   committed (``Writes.preview``).
 """
 
 from __future__ import annotations
