@@ -215,8 +215,7 @@ class RecallState:
         return self._recalls and self._view is None
 
     def prepare(self, engine: GateEngine) -> None:
-        """Build now what the next recall would rebuild first after a change: the active items' vector
-        rows, keyword postings and entity graph, and the archive's parts."""
+        """Build now what the next recall would rebuild first after a commit (``Recalls.prepare``)."""
         self.active_view(engine).build()
         if self._archive is not None:
             self._archive.parts()

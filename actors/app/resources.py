@@ -231,10 +231,11 @@ class Recalls:
         return self.state.is_stale
 
     def prepare(self) -> None:
-        """Build now what the next recall would rebuild first after a change. The host calls it in the
-        user's mailbox after a write's answer, while it has nothing else to run, so that an agent's next
-        recall finds them built (for a long-lived user they were most of the service's own work in that
-        recall: docs/benchmarks.md, sixth and seventh rounds)."""
+        """Build now what the next recall would rebuild first after a change: the active items' vector
+        rows, keyword postings and entity graph, and the archive's parts. The host calls it in the user's
+        mailbox after a write's answer, while it has nothing else to run, so that an agent's next recall
+        finds them built (for a long-lived user they were most of the service's own work in that recall:
+        docs/benchmarks.md)."""
         self.state.prepare(self.work.engine)
 
     def cached_query(self, query: str) -> np.ndarray | None:
