@@ -51,12 +51,8 @@ from actors.core.said_before import SessionTurns
 from actors.core.slots import is_style
 from actors.core.style import canonical_style
 from actors.language.reader.reader import StatesEmbedder
-from actors.language.redaction import (
-    Neutralized,
-    addressed_to_assistant,
-    neutralize_injection,
-    plain_value,
-)
+from actors.language.safety.injection import Neutralized, neutralize_injection
+from actors.language.safety.orders import addressed_to_assistant, plain_value
 from actors.language.safety.secrets import redact
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore
