@@ -118,9 +118,9 @@ _ZH_ORDER_VERB = re.compile(
     r"禁止|停止|避免|尽量|署名|签名|落款|记得)"
 )
 _ZH_STATEMENT = re.compile(r"是|很|挺|太|让我|令我|使我|叫做|好难|好累|好烦|难吃|好吃|没意思|有意思")
-_ZH_FIRST_PERSON_OPENING = re.compile(
-    r"^(?:我|我们|咱|咱们)(?!(?:要|希望|需要|想|想要|让|请|要求|命令|叫)(?:你|您))"
-)
+#: how a Chinese part in the first person opens (我, 我们, 咱, 咱们); "我要你…" never gets this far: an order
+#: to "you" is read before (``_ZH_USER_ORDERS``, ``_SECOND_PERSON``)
+_ZH_FIRST_PERSON_OPENINGS = ("我", "咱")
 
 
 def _is_english_order(clause: str) -> bool:
@@ -144,7 +144,7 @@ def _is_chinese_order(clause: str) -> bool:
     if _ZH_USER_ORDERS.search(text) or _ZH_REPLY_FRAME.search(text):
         return True
     body = _ZH_FRAMING.sub("", text)
-    if not body or _ZH_FIRST_PERSON_OPENING.match(body):
+    if not body or body.startswith(_ZH_FIRST_PERSON_OPENINGS):
         return False
     if _ZH_YOU_ACT.match(body):
         return True
@@ -235,7 +235,7 @@ def _of_the_user(part: str) -> bool:
         return False
     english = _EN_FRAMING.sub("", part).strip(" \"'“”‘’")
     chinese = _ZH_FRAMING.sub("", "".join(part.split()))
-    return bool(_EN_FIRST_PERSON_OPENING.match(english) or _ZH_FIRST_PERSON_OPENING.match(chinese))
+    return bool(_EN_FIRST_PERSON_OPENING.match(english) or chinese.startswith(_ZH_FIRST_PERSON_OPENINGS))
 
 
 def addressed_to_assistant(clause: str) -> bool:
