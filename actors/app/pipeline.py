@@ -26,12 +26,8 @@ from actors.core.recall.vectors import vector_bytes
 from actors.core.recall.view import ActiveView
 from actors.core.slots import is_style
 from actors.core.style import canonical_style
-from actors.language.redaction import (
-    Neutralized,
-    addressed_to_assistant,
-    neutralize_injection,
-    plain_value,
-)
+from actors.language.safety.injection import Neutralized, neutralize_injection
+from actors.language.safety.orders import addressed_to_assistant, plain_value
 from actors.language.safety.secrets import redact
 from schemas import api
 from schemas.enums import Polarity

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pydantic import BaseModel
 
 from actors.core.memory import Alert, AuditEvent, MemoryItem, utcnow
-from actors.language.redaction import neutralize_injection
+from actors.language.safety.injection import neutralize_injection
 from actors.language.safety.secrets import redact
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.transfer import ImportBatch, Tombstone

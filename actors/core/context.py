@@ -28,7 +28,7 @@ from actors.core.records import CohortFeature, SessionContextSnapshot
 from actors.core.slots import MEMBER_SLOTS, is_style, spec
 from actors.core.style import canonical_style
 from actors.language.lexicon import surface_form, written_form
-from actors.language.redaction import addressed_to_assistant
+from actors.language.safety.orders import addressed_to_assistant
 from schemas.enums import Kind, Layer, Polarity, State
 from schemas.settings import GatePolicy
 from schemas.slots import SLOTS

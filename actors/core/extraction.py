@@ -43,13 +43,9 @@ from actors.language.lexicon import canonical_place, instruction, is_city, norma
 from actors.language.markers import Reading, reading
 from actors.language.pack import LanguagePack, Phrasing
 from actors.language.packs import PACKS, packs
-from actors.language.redaction import (
-    addressed_to_assistant,
-    neutralize_injection,
-    order_parts,
-    plain_value,
-)
 from actors.language.rules import Finding, fact, object_phrase
+from actors.language.safety.injection import neutralize_injection
+from actors.language.safety.orders import addressed_to_assistant, order_parts, plain_value
 from actors.language.safety.secrets import redact
 from actors.language.segments import Clause, Sentence, segment
 from actors.language.tokens import content_units, word_count
@@ -284,7 +280,7 @@ def _content(clause_text: str, finding: Finding) -> str:
 
 
 def _orders(sentence: Sentence) -> list[Clause]:
-    """The clauses of a sentence addressed to the assistant (``redaction.addressed_to_assistant``); all of
+    """The clauses of a sentence addressed to the assistant (``safety.orders.addressed_to_assistant``); all of
     them when only the sentence as a whole reads as one ("When you answer, always end with …"), none when
     only a clause alone does."""
     orders = [c for c in sentence.clauses if addressed_to_assistant(c.text)]

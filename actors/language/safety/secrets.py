@@ -48,6 +48,7 @@ from stdnum.cn import ric
 from stdnum.us import ssn
 
 from actors.language.safety.invisible import strip_invisible
+from actors.language.safety.spans import Span, splice
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,46 +59,6 @@ class Redacted:
 
 def marker(finding: str) -> str:
     return f"[REDACTED:{finding}]"
-
-
-#: a span of the text and the finding that replaces it
-Span = tuple[int, int, str]
-
-
-@dataclass(slots=True)
-class _Group:
-    """Overlapping spans, replaced by one marker named by the longest of them."""
-
-    start: int
-    end: int
-    finding: str
-    named_by: int  # the length of the span that named it
-
-    def absorb(self, start: int, end: int, finding: str) -> None:
-        longer = end - start > self.named_by
-        if longer or (end - start == self.named_by and self.finding == RANDOM):
-            self.finding, self.named_by = finding, end - start
-        self.end = max(self.end, end)
-
-
-def _splice(text: str, spans: list[Span]) -> tuple[str, list[str]]:
-    """``text`` with each group of overlapping spans replaced by one marker, named by the group's longest
-    span (a phone number inside a card number is the card; a checked number before a random-looking run of
-    the same length), and the findings in order."""
-    groups: list[_Group] = []
-    for start, end, finding in sorted(spans):
-        if groups and start < groups[-1].end:
-            groups[-1].absorb(start, end, finding)
-        else:
-            groups.append(_Group(start, end, finding, end - start))
-    pieces, last, findings = [], 0, []
-    for group in groups:
-        pieces += [text[last : group.start], marker(group.finding)]
-        last = group.end
-        if group.finding not in findings:
-            findings.append(group.finding)
-    pieces.append(text[last:])
-    return "".join(pieces), findings
 
 
 # --- what the user names as secret -----------------------------------------------------------------
@@ -385,6 +346,6 @@ def redact(text: str) -> Redacted:
         spans = _spans(current)
         if not spans:
             break
-        current, found = _splice(current, spans)
+        current, found = splice(current, spans, marker, weakest=RANDOM)
         findings += [f for f in found if f not in findings]
     return Redacted(text=current, findings=findings)

@@ -14,7 +14,7 @@ from actors.core.context import render_session_context
 from actors.core.extraction import Turn, make_extractor
 from actors.core.memory import MemoryItem
 from actors.language.packs import packs
-from actors.language.redaction import addressed_to_assistant
+from actors.language.safety.orders import addressed_to_assistant
 from actors.language.segments import segment
 from schemas.settings import GatePolicy
 from tests.unit.language.instruction_corpus import Utterance, facts, instructions

@@ -1,13 +1,13 @@
 """Order stripping only where an assistant is ordered: in a first-person narration a bare verb after a list
 joint shares the narrator as its subject ("we roast marshmallows, tell stories around the campfire"), while
-the same verbs aimed at a reply, at "you", or after "so" stay orders (``redaction.order_parts``)."""
+the same verbs aimed at a reply, at "you", or after "so" stay orders (``safety.orders.order_parts``)."""
 
 import itertools
 
 import pytest
 
 from actors.core.extraction import RuleExtractor, Turn
-from actors.language.redaction import addressed_to_assistant
+from actors.language.safety.orders import addressed_to_assistant
 
 OPENINGS = [
     "We roast marshmallows",

@@ -1,138 +1,23 @@
-"""What must never be stored besides secrets (``actors.language.safety.secrets``): instructions aimed at
-future prompts (flagged and neutralised), and orders to the assistant. docs/trust.md#3-hostile-input.
+"""Orders to the assistant: a clause that tells the assistant what to do is an instruction, not a memory
+(docs/trust.md#3-hostile-input).
 
-``neutralize_injection`` always strips invisible and control characters (zero-width, bidi overrides, tag
-characters — the usual ways to hide text from a reviewer), then looks for prompt-injection phrasing in
-English and Chinese. Flagged text has the offending spans replaced by ``[FILTERED:<reason>]``; the extractor
-refuses flagged turns outright.
+A memory is what the user says of themselves and their world. A clause whose actor is the assistant is an
+instruction, whatever it asks: its subject is "you" with a modal or an order ("you must …", 你以后要…), or
+it is in the imperative (an order verb first, after courtesy and time framings: "always end with …",
+请在末尾加上…), or it frames the assistant's replies ("when you answer …", "in every reply", 回答的时候,
+每次回复, 末尾都加上), or it sends the reader to an address ("visit cheap-pills.example"). Such a clause is
+never stored as words: only a slot finding of it is kept, rendered by the service's template (a style
+instruction in the closed vocabulary of ``actors.core.style``, "call me Sam", "don't recommend horror").
+The test is grammatical (who acts), not a list of attack phrasings.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
 
 from actors.language.safety.invisible import strip_invisible
 from actors.language.text import has_han
-
-
-@dataclass(frozen=True, slots=True)
-class Neutralized:
-    text: str
-    flagged: bool
-    reasons: list[str] = field(default_factory=list)
-
-
-def _splice(text: str, spans: list[tuple[int, int, str]]) -> str:
-    """``text`` with each (start, end, replacement) applied; a span overlapping an earlier one is skipped."""
-    pieces, last = [], 0
-    for start, end, replacement in sorted(spans):
-        if start < last:
-            continue
-        pieces += [text[last:start], replacement]
-        last = end
-    pieces.append(text[last:])
-    return "".join(pieces)
-
-
-# --- prompt injection -----------------------------------------------------------------------------
-
-_INSTRUCTION_NOUNS = (
-    r"(?:instructions?|prompts?|rules|directives?|guidelines|guardrails|constraints|context|programming)"
-)
-_INJECTIONS: list[tuple[str, re.Pattern[str]]] = [
-    (
-        "override_instructions",
-        re.compile(
-            r"\b(?:ignore|disregard|forget|override|bypass)\b\s+(?:(?:all|any|every|the|your|my|of|previous|"
-            r"prior|above|earlier|preceding|former|existing|system|original|safety)\s+){0,4}"
-            + _INSTRUCTION_NOUNS,
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "role_reassignment",
-        re.compile(
-            r"\byou\s+are\s+now\b|\bfrom\s+now\s+on,?\s+you\s+(?:are|will|must|shall|should)\b|\b(?:act|"
-            r"behave)\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|evil|dan)\b|"
-            r"\bpretend\s+(?:that\s+)?you(?:'re|\s+are)\b|\bdeveloper\s+mode\b|\bjailbreak\b|\bDAN\s+mode\b",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "system_prompt",
-        re.compile(
-            r"\bsystem\s+prompt\b|^\s*system\s*:|\bnew\s+(?:system\s+)?instructions?\s*:|\b(?:reveal|print|"
-            r"show|repeat|leak)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|instructions|prompt)",
-            re.IGNORECASE | re.MULTILINE,
-        ),
-    ),
-    (
-        "role_tag",
-        re.compile(
-            r"<\|[a-z_]{2,30}\|>|\[/?INST\]|<<\s*/?SYS\s*>>|</?\s*(?:system|assistant|user|"
-            r"instructions?)\s*>",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "instruction_header",
-        re.compile(
-            r"^\s*#{2,}\s*(?:instruction|system|response|assistant|user|prompt)s?\b", re.IGNORECASE | re.M
-        ),
-    ),
-    (
-        "override_instructions",
-        re.compile(
-            r"(?:忽略|无视|忘记|忘掉|跳过|绕过)(?:掉)?(?:你)?(?:之前|以上|上面|前面|先前|此前|原来|原有|所有|"
-            r"全部|的|一切|系统)*(?:指令|指示|规则|提示词?|设定|约束|限制|要求)"
-        ),
-    ),
-    (
-        "role_reassignment",
-        re.compile(
-            r"你现在(?:的身份)?是(?:一个|一名|一位)|(?:请|你要|你必须)扮演|从现在(?:开始|起)[，,]?你(?:是|要|"
-            r"必须|将)|(?:进入|开启)(?:开发者|越狱)模式"
-        ),
-    ),
-    (
-        "system_prompt",
-        re.compile(r"系统提示词?|新的指令[:：]|(?:输出|泄露|打印|告诉我)(?:你的)?(?:系统)?(?:提示词|指令)"),
-    ),
-]
-
-
-def neutralize_injection(text: str) -> Neutralized:
-    """Strip invisible characters; flag and defuse text that tries to instruct a future model."""
-    clean = strip_invisible(text)
-    # match on a width/case-folded copy so "ｉｇｎｏｒｅ" or "IGNORE" cannot slip past; spans are mapped back
-    # only when folding kept the length, otherwise the whole text is withheld
-    folded = unicodedata.normalize("NFKC", clean)
-    same_shape = len(folded) == len(clean)
-    spans = [
-        (*m.span(), f"[FILTERED:{reason}]")
-        for reason, pattern in _INJECTIONS
-        for m in pattern.finditer(folded)
-    ]
-    reasons = list(dict.fromkeys(label[10:-1] for _, _, label in spans))
-    if not reasons:
-        return Neutralized(text=clean, flagged=False, reasons=[])
-    if not same_shape:
-        return Neutralized(text=f"[FILTERED:{reasons[0]}]", flagged=True, reasons=reasons)
-    return Neutralized(text=_splice(clean, spans), flagged=True, reasons=reasons)
-
-
-# --- instructions to the assistant ----------------------------------------------------------------
-#
-# A memory is what the user says of themselves and their world. A clause whose actor is the assistant is an
-# instruction, whatever it asks: its subject is "you" with a modal or an order ("you must …", 你以后要…), or
-# it is in the imperative (an order verb first, after courtesy and time framings: "always end with …",
-# 请在末尾加上…), or it frames the assistant's replies ("when you answer …", "in every reply", 回答的时候,
-# 每次回复, 末尾都加上), or it sends the reader to an address ("visit cheap-pills.example"). Such a clause is
-# never stored as words: only a slot finding of it is kept, rendered by the service's template (a style
-# instruction in the closed vocabulary of ``actors.core.style``, "call me Sam", "don't recommend horror").
-# The test is grammatical (who acts), not a list of attack phrasings.
 
 _EN_FRAMING = re.compile(
     r"^(?:(?:please|pls|plz|kindly|also|and|but|so|ok(?:ay)?|hey|hi|now|just|oh|then|alright|actually|"
@@ -192,7 +77,7 @@ _EN_LEAD_IN = re.compile(
     r"(?=(?:you|u)\s)",
     re.IGNORECASE,
 )
-_EN_ORDER_WORD = re.compile(r"^([a-z'-]+)\b(?:\s+([a-z'-]+))?", re.IGNORECASE)
+_EN_ORDER_WORD = re.compile(r"^([a-z'-]+)\b", re.IGNORECASE)
 _EN_FIRST_PERSON_OPENING = re.compile(r"^(?:i|i'm|i've|i'd|i'll|my|me|we|we're|our|mine)\b", re.IGNORECASE)
 #: an address anywhere: an instruction's favourite payload
 _ADDRESS = re.compile(
@@ -233,9 +118,9 @@ _ZH_ORDER_VERB = re.compile(
     r"禁止|停止|避免|尽量|署名|签名|落款|记得)"
 )
 _ZH_STATEMENT = re.compile(r"是|很|挺|太|让我|令我|使我|叫做|好难|好累|好烦|难吃|好吃|没意思|有意思")
-_ZH_FIRST_PERSON_OPENING = re.compile(
-    r"^(?:我|我们|咱|咱们)(?!(?:要|希望|需要|想|想要|让|请|要求|命令|叫)(?:你|您))"
-)
+#: how a Chinese part in the first person opens (我, 我们, 咱, 咱们); "我要你…" never gets this far: an order
+#: to "you" is read before (``_ZH_USER_ORDERS``, ``_SECOND_PERSON``)
+_ZH_FIRST_PERSON_OPENINGS = ("我", "咱")
 
 
 def _is_english_order(clause: str) -> bool:
@@ -259,7 +144,7 @@ def _is_chinese_order(clause: str) -> bool:
     if _ZH_USER_ORDERS.search(text) or _ZH_REPLY_FRAME.search(text):
         return True
     body = _ZH_FRAMING.sub("", text)
-    if not body or _ZH_FIRST_PERSON_OPENING.match(body):
+    if not body or body.startswith(_ZH_FIRST_PERSON_OPENINGS):
         return False
     if _ZH_YOU_ACT.match(body):
         return True
@@ -350,21 +235,20 @@ def _of_the_user(part: str) -> bool:
         return False
     english = _EN_FRAMING.sub("", part).strip(" \"'“”‘’")
     chinese = _ZH_FRAMING.sub("", "".join(part.split()))
-    return bool(_EN_FIRST_PERSON_OPENING.match(english) or _ZH_FIRST_PERSON_OPENING.match(chinese))
+    return bool(_EN_FIRST_PERSON_OPENING.match(english) or chinese.startswith(_ZH_FIRST_PERSON_OPENINGS))
 
 
 def addressed_to_assistant(clause: str) -> bool:
     """Whether a clause tells the assistant what to do (an instruction) rather than saying something of
     the user or their world (a memory), in any of its parts. Read in both languages: a part with a Han
     ideograph by the Chinese grammar, one with Latin words by the English one (a mixed part by both)."""
-    folded = unicodedata.normalize("NFKC", strip_invisible(clause)).replace("’", "'")
-    return any(order for _, order in order_parts(folded))
+    return any(order for _, order in order_parts(clause))
 
 
 _PLAIN_VALUE = re.compile(r"^[^\W\d_]+(?:[ :'-][^\W\d_]+){0,5}$")
 
 
 def plain_value(value: str | None) -> bool:
-    """A slot value that is a plain phrase of words (``horror film``, ``dog:max``, 海鲜): no digits, no
-    address, no markup, at most six words."""
+    """Whether the slot value of an order may be kept in the service's template: a plain phrase of words
+    (``horror film``, ``dog:max``, 海鲜), no digits, no address, no markup, at most six words."""
     return value is not None and bool(_PLAIN_VALUE.match(value)) and not _ADDRESS.search(value)
