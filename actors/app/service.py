@@ -292,14 +292,14 @@ class UserMemoryService:
         # what earlier writes archived or superseded is in SQL: memory goes back to what a load holds
         self.engine.forget_inactive()
         extraction = prepared.extraction
-        candidates = with_context(self._read(prepared), extraction.turns, self._said_before)
+        candidates = with_context(self._read(prepared), extraction, self._said_before)
         return self._apply(candidates, prepared.vectors, extraction.ignored, request_id, extraction.not_kept)
 
     def preview(self, prepared: PreparedWrite) -> api.TurnsPreview:
         """What ``write`` would do now, decided on a fork of the user's memory: nothing is committed, and
         the user's memory (with what recall derived from it) is left as it was."""
         forked, rows = copy.deepcopy(self.engine), copy.deepcopy(self._vectors)
-        candidates = with_context(self._read(prepared), prepared.extraction.turns, self._said_before.copy())
+        candidates = with_context(self._read(prepared), prepared.extraction, self._said_before.copy())
         outcomes, changes = self._decide(forked, candidates, prepared.vectors, rows)
         return api.TurnsPreview(
             user_id=self.user_id,
