@@ -487,14 +487,12 @@ def context_words(text: str, languages: tuple[LanguagePack, ...] | None = None) 
         return ""
     speaker, said = split_speaker(redact(neutral.text).text)
     sentences = segment(said, languages or packs())
-    return _context_words(speaker, said, sentences, [_addressed(s) for s in sentences])
+    return _context_words(speaker, _said_to_no_one(said, sentences, [_addressed(s) for s in sentences]))
 
 
-def _context_words(
-    speaker: str | None, said: str, sentences: list[Sentence], orders: list[list[Clause]]
-) -> str:
-    """``context_words`` of a turn already cleaned, split from its speaker and segmented."""
-    said = _said_to_no_one(said, sentences, orders)
+def _context_words(speaker: str | None, said: str) -> str:
+    """``context_words`` of a turn already cleaned, split from its speaker and rid of what it addressed to
+    the assistant (``_said_to_no_one``)."""
     return _trimmed(f"{speaker}: {said}" if speaker and said else said)
 
 
@@ -540,7 +538,8 @@ class RuleExtractor:
         sentences = segment(text, self.packs)
         # a clause that gives the assistant an order keeps no words: they stay out of the store
         orders = [_addressed(sentence) for sentence in sentences]
-        said = _context_words(speaker, text, sentences, orders)
+        said_to_no_one = _said_to_no_one(text, sentences, orders)
+        said = _context_words(speaker, said_to_no_one)
         if is_small_talk(text, self.markers):
             return TurnReading(dropped=(*secrets, Dropped.GREETING), said=said)
         readings: list[tuple[Sentence, bool, bool, _SentenceReading, Findings]] = []
@@ -563,9 +562,13 @@ class RuleExtractor:
         turn_text = (
             " ".join(r.kept for *_, r, _ in readings if r.kept) if len(dropped) > len(secrets) else text
         )
-        # the same for each of the turn's candidates (a secret scan): computed once, where there are any
-        gives_any = any(found for *_, found in readings)
-        whole = _trimmed(f"{speaker}: {turn_text}" if speaker else turn_text) if gives_any else ""
+        # each candidate's source: the same for all (a secret scan), the context's words when the same text
+        if turn_text and turn_text == said_to_no_one:
+            whole = said
+        elif any(found for *_, found in readings):
+            whole = _trimmed(f"{speaker}: {turn_text}" if speaker else turn_text)
+        else:
+            whole = ""
         candidates: list[Candidate] = []
         seen: set[tuple[str, str | None, str]] = set()
         for sentence, forced, correction, _, found in readings:
