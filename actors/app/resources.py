@@ -115,14 +115,14 @@ class Writes:
         # what earlier writes archived or superseded is in SQL: memory goes back to what a load holds
         self.work.engine.forget_inactive()
         extraction = prepared.extraction
-        candidates = with_context(self._read(prepared), extraction.turns, self.said_before)
+        candidates = with_context(self._read(prepared), extraction, self.said_before)
         return self._apply(candidates, prepared.vectors, extraction.ignored, request_id, extraction.not_kept)
 
     def preview(self, prepared: PreparedWrite) -> api.TurnsPreview:
         """What ``write`` would do now, decided on a fork of the user's memory: nothing is committed, and
         the user's memory (with what recall derived from it) is left as it was."""
         forked = copy.deepcopy(self.work.engine)
-        candidates = with_context(self._read(prepared), prepared.extraction.turns, self.said_before.copy())
+        candidates = with_context(self._read(prepared), prepared.extraction, self.said_before.copy())
         views = self.recall.forked()
         outcomes, changes = decide(forked, candidates, prepared.vectors, views, self.recall.archived_like)
         return turns_preview(self.work.user_id, forked, outcomes, changes.alerts, prepared.extraction.ignored)

@@ -54,6 +54,8 @@ class Extraction:
 
     #: the turns as read, each with its time: the words around a memory (what came before it) are here
     turns: tuple[Turn, ...] = ()
+    #: each turn's words as a later memory's context keeps them (``context_words``), in the turns' order
+    said: tuple[str, ...] = ()
     candidates: tuple[Candidate, ...] = ()
     #: how many turns proposed no candidate
     ignored: int = 0
@@ -80,15 +82,18 @@ def extract(extractor: Extractor, request: api.WriteTurnsRequest, received: date
     )
     candidates: list[Candidate] = []
     not_kept: list[api.NotKept] = []
+    said: list[str] = []
     ignored = 0
     for turn in turns:
         reading = read_turn(extractor, turn)
+        # the rules clean a user's turn as they read it; an assistant's turn, or a plug-in's, is cleaned here
+        said.append(context_words(turn.text) if reading.said is None else reading.said)
         ignored += not reading.candidates
         candidates += reading.candidates
         not_kept += [
             api.NotKept(dialog_id=turn.dialog_id, detail=not_kept_detail(d.value)) for d in reading.dropped
         ]
-    return Extraction(tuple(turns), tuple(candidates), ignored, tuple(not_kept))
+    return Extraction(tuple(turns), tuple(said), tuple(candidates), ignored, tuple(not_kept))
 
 
 def not_kept_detail(reason: str) -> str:
@@ -158,15 +163,16 @@ def read_into(candidates: tuple[Candidate, ...], readings: Readings) -> tuple[Ca
 
 
 def with_context(
-    candidates: tuple[Candidate, ...], turns: tuple[Turn, ...], said_before: SessionTurns
+    candidates: tuple[Candidate, ...], extraction: Extraction, said_before: SessionTurns
 ) -> tuple[Candidate, ...]:
     """The candidates, each with its context: the session's turns said before its own turn, from this write
-    and, kept in ``said_before``, the writes before it. ``said_before`` takes in this write's turns (cleaned
-    as a memory is: ``context_words``), so it must be the user's own, in the order their calls run."""
+    (``extraction``'s turns, cleaned as a memory is: ``Extraction.said``) and, kept in ``said_before``, the
+    writes before it. ``said_before`` takes in this write's turns, so it must be the user's own, in the
+    order their calls run."""
     context_of_turn: dict[str, str | None] = {}
-    for turn in turns:
+    for turn, said in zip(extraction.turns, extraction.said, strict=True):
         context_of_turn[turn.dialog_id] = context_of(said_before.before(turn.session_id))
-        said_before.add(turn.session_id, context_words(turn.text))
+        said_before.add(turn.session_id, said)
     return tuple(
         replace(cand, context=context_of_turn.get(cand.dialog_ids[0])) if cand.dialog_ids else cand
         for cand in candidates

@@ -83,6 +83,9 @@ class TurnReading:
 
     candidates: tuple[Candidate, ...] = ()
     dropped: tuple[Dropped, ...] = ()
+    #: the turn's words as a later memory's context keeps them (``context_words``), when the extractor
+    #: cleaned them while reading the turn; None when it did not (then ``context_words`` cleans them)
+    said: str | None = None
 
 
 def read_turn(extractor: Extractor, turn: Turn) -> TurnReading:
@@ -292,10 +295,14 @@ def _orders(sentence: Sentence) -> list[Clause]:
     return orders if whole else []
 
 
-def _said_to_no_one(text: str, sentences: list[Sentence]) -> str:
-    """The turn's words less every part addressed to the assistant (a question's: none); the text as it is
-    when no sentence holds an order."""
-    orders = [[] if s.question else _orders(s) for s in sentences]
+def _addressed(sentence: Sentence) -> list[Clause]:
+    """The sentence's clauses that give the assistant an order (a question gives none)."""
+    return [] if sentence.question else _orders(sentence)
+
+
+def _said_to_no_one(text: str, sentences: list[Sentence], orders: list[list[Clause]]) -> str:
+    """The turn's words less every part addressed to the assistant (``orders``: each sentence's, as
+    ``_addressed`` finds them); the text as it is when no sentence holds an order."""
     if not any(orders):
         return text
     kept: list[str] = []
@@ -476,7 +483,12 @@ def context_words(text: str, languages: tuple[LanguagePack, ...] | None = None) 
         return ""
     speaker, said = split_speaker(redact(neutral.text).text)
     sentences = segment(said, languages or packs())
-    said = _said_to_no_one(said, sentences)
+    return _context_words(speaker, _said_to_no_one(said, sentences, [_addressed(s) for s in sentences]))
+
+
+def _context_words(speaker: str | None, said: str) -> str:
+    """``context_words`` of a turn already cleaned, split from its speaker and rid of what it addressed to
+    the assistant (``_said_to_no_one``)."""
     return _trimmed(f"{speaker}: {said}" if speaker and said else said)
 
 
@@ -515,20 +527,23 @@ class RuleExtractor:
             return TurnReading()
         neutral = neutralize_injection(turn.text)
         if neutral.flagged:  # an attempt on a future prompt: nothing of the turn can be trusted
-            return TurnReading(dropped=(Dropped.INSTRUCTION,))
+            return TurnReading(dropped=(Dropped.INSTRUCTION,), said="")
         redacted = redact(neutral.text)
         secrets = [Dropped.SECRET for _ in redacted.findings]
         speaker, text = split_speaker(redacted.text)
+        sentences = segment(text, self.packs)
+        # a clause that gives the assistant an order keeps no words: they stay out of the store
+        orders = [_addressed(sentence) for sentence in sentences]
+        said_to_no_one = _said_to_no_one(text, sentences, orders)
+        said = _context_words(speaker, said_to_no_one)
         if is_small_talk(text, self.markers):
-            return TurnReading(dropped=(*secrets, Dropped.GREETING))
+            return TurnReading(dropped=(*secrets, Dropped.GREETING), said=said)
         readings: list[tuple[Sentence, bool, bool, _SentenceReading, Findings]] = []
         carry_forced = carry_correction = False
-        for sentence in segment(text, self.packs):
+        for sentence, ordered in zip(sentences, orders, strict=True):
             forced = sentence.forced or carry_forced
             correction = sentence.correction or carry_correction
-            # a clause that gives the assistant an order keeps no words: they stay out of the store
-            orders = [] if sentence.question else _orders(sentence)
-            read = _read(sentence, forced, correction, self.markers, orders)
+            read = _read(sentence, forced, correction, self.markers, ordered)
             found = [
                 stated
                 for finding, words in read.found
@@ -543,6 +558,13 @@ class RuleExtractor:
         turn_text = (
             " ".join(r.kept for *_, r, _ in readings if r.kept) if len(dropped) > len(secrets) else text
         )
+        # each candidate's source: the same for all (a secret scan), the context's words when the same text
+        if turn_text and turn_text == said_to_no_one:
+            whole = said
+        elif any(found for *_, found in readings):
+            whole = _trimmed(f"{speaker}: {turn_text}" if speaker else turn_text)
+        else:
+            whole = ""
         candidates: list[Candidate] = []
         seen: set[tuple[str, str | None, str]] = set()
         for sentence, forced, correction, _, found in readings:
@@ -552,7 +574,6 @@ class RuleExtractor:
                 )
                 if speaker and candidate.content:
                     candidate.content = f"{speaker}: {candidate.content}"
-                whole = _trimmed(f"{speaker}: {turn_text}" if speaker else turn_text)
                 candidate.source_text = whole if whole and whole != candidate.content else None
                 key = (candidate.slot or "", candidate.value, candidate.polarity.value)
                 if candidate.slot is None:
@@ -568,7 +589,7 @@ class RuleExtractor:
             best = sorted(candidates, key=lambda c: c.write_score, reverse=True)[:MAX_CANDIDATES_PER_TURN]
             keep = {id(c) for c in best}
             candidates = [c for c in candidates if id(c) in keep]
-        return TurnReading(tuple(candidates), tuple(dropped))
+        return TurnReading(tuple(candidates), tuple(dropped), said)
 
     @staticmethod
     def _candidate(
