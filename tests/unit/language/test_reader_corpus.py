@@ -95,3 +95,17 @@ def test_the_corpus_has_both_languages_in_both_parts_and_no_invalid_line():
         assert not invalid, "\n".join(
             f"{CORPUS.name}/{i.file}:{i.line}: {'; '.join(i.problems)}" for i in invalid
         )
+
+
+def test_no_held_out_turn_is_also_a_training_turn():
+    """The held-out figures are only honest if the reader never trained on the very turns they score."""
+
+    def turn_texts(part: str) -> set[str]:
+        return {
+            json.loads(line)["text"].strip().casefold()
+            for path in CORPUS.glob(f"{part}_*.jsonl")
+            for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        }
+
+    assert not turn_texts("train") & turn_texts("heldout")
