@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -187,16 +187,16 @@ class LearnedReader:
         self, penalty: float, checks: list[str], check_features: np.ndarray, path: Path = SHIPPED
     ) -> None:
         w = self.weights
+        arrays: dict[str, Any] = {**w.clause.arrays("clause"), **w.tagger.arrays("tagger")}
         np.savez_compressed(
             path,
             penalty=np.float32(penalty),
-            **w.clause.arrays("clause"),
-            **w.tagger.arrays("tagger"),
             threshold=np.float32(w.threshold),
             doubt_cut=np.float32(w.doubt_cut),
             corpus_hash=np.str_(corpus_hash()),
             checks=np.array(checks),
             check_features=check_features.astype(np.float32),
+            **arrays,
         )
 
 
