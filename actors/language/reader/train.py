@@ -24,8 +24,8 @@ from actors.language.reader.scoring import Counts, counts
 
 #: the L2 penalties tried (larger keeps the weights smaller, fits the training part less closely)
 PENALTIES = (1e-2,)
-MAX_ITER = 300
-FOLDS = 4
+MAX_ITER = 150
+FOLDS = 3
 THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.1, 0.96, 0.05))
 #: the doubt (a logit) under which a reading is the user's own
 DOUBT_CUTS = tuple(round(t, 1) for t in np.arange(-4.0, 2.01, 0.25))
@@ -175,7 +175,8 @@ def slot_weights(slots: Sequence[str | None]) -> np.ndarray:
     labels = [slot or "" for slot in slots]
     count = {label: labels.count(label) for label in set(labels)}
     weights = np.array([count[label] ** -SLOT_BALANCE for label in labels], dtype=np.float32)
-    return weights / weights.mean()
+    balanced: np.ndarray = weights / weights.mean()
+    return balanced
 
 
 def train(
