@@ -40,8 +40,8 @@ PLACES = frozenset({"basic.residence", "basic.hometown"})
 #: the doubt (a logit) under which a reading is the user's own: chosen on the corpus's training part
 #: (``tests/bench/choose_reading_cut.py``: the most right readings with look-alikes kept within 2 %)
 DOUBT_CUT = -1.5
-#: the likeliest slot's probability a reading needs (the reader reads a value from 0.55): chosen with the cut
-MIN_SCORE = 0.75
+#: the likeliest slot's probability a reading needs (the reader reads a value from 0.50): chosen with the cut
+MIN_SCORE = 0.65
 #: where a clause's parts are cut for the reader, beside the rules' clauses
 _CUTS = frozenset(",，;；、")
 

@@ -150,8 +150,9 @@ def _turn(record: dict[str, object]) -> Turn:
 
 
 def files(part: str, folder: Path = CORPUS) -> list[Path]:
-    """``train`` or ``heldout``: that part's files, one per language, those that exist."""
-    return [path for lang in LANGUAGES if (path := folder / f"{part}_{lang}.jsonl").exists()]
+    """``train`` or ``heldout``: every file of that part (``{part}_*.jsonl``: one per language and batch of
+    writing), in name order."""
+    return sorted(folder.glob(f"{part}_*.jsonl"))
 
 
 def load(part: str, folder: Path = CORPUS) -> tuple[list[Turn], list[Invalid]]:
@@ -184,7 +185,7 @@ def clauses(turns: list[Turn]) -> list[tuple[Turn, Clause]]:
 
 
 def corpus_hash(folder: Path = CORPUS) -> str:
-    """The hash of the training files (what the shipped model was trained on)."""
+    """The hash of every training file (what the shipped model was trained on)."""
     digest = hashlib.sha256()
     for path in files("train", folder):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())

@@ -1,10 +1,10 @@
-"""What the reader's two linear models see of a clause's token states.
+"""What the reader's two models see of a clause's token states.
 
 The clause classifier sees the mean and the maximum of the clause's token states (the mean is what the
 passage vector pools, the maximum keeps a single telling word such as a negation from being averaged
-away). The span tagger sees each token's state beside its two neighbours' (a value is known by what
-stands around it: "allergic to _", "我叫_") and the slot the classifier read, one-hot, so the same clause
-can be tagged for the slot it is about.
+away). The span tagger sees each token's state beside its neighbours' two on each side (a value is known
+by what stands around it: "allergic to _", "我叫_"), the clause's mean (what the clause is about) and the
+slot the classifier read, one-hot, so the same clause can be tagged for the slot it is about.
 """
 
 from __future__ import annotations
@@ -15,6 +15,10 @@ from actors.language.reader.corpus import SLOTS
 
 #: the classifier's slot labels: every slot, then "no slot"
 SLOT_LABELS = (*SLOTS, "")
+#: how many tokens on each side of a token the span tagger sees
+WINDOW = 2
+#: the token itself, then the ones before it, then the ones after it
+OFFSETS = (0, *range(-1, -WINDOW - 1, -1), *range(1, WINDOW + 1))
 
 
 def clause_features(states: np.ndarray) -> np.ndarray:
@@ -25,11 +29,13 @@ def clause_features(states: np.ndarray) -> np.ndarray:
 
 
 def token_features(states: np.ndarray, slot: str) -> np.ndarray:
-    """(tokens, 3 × hidden + slots + 1): each token's state, the one before and the one after (zeros at
-    the edges), and the slot one-hot."""
+    """(tokens, (2 × ``WINDOW`` + 2) × hidden + slots + 1): each token's state and those of the ``WINDOW``
+    tokens before and after it (zeros past the edges), the clause's mean, and the slot one-hot."""
     tokens, hidden = states.shape
-    padded = np.zeros((tokens + 2, hidden), dtype=np.float32)
-    padded[1:-1] = states
+    padded = np.zeros((tokens + 2 * WINDOW, hidden), dtype=np.float32)
+    padded[WINDOW : WINDOW + tokens] = states
+    shifted = [padded[WINDOW + offset : WINDOW + offset + tokens] for offset in OFFSETS]
+    mean = np.broadcast_to(states.mean(axis=0) if tokens else np.zeros(hidden, np.float32), (tokens, hidden))
     slot_row = np.zeros((tokens, len(SLOT_LABELS)), dtype=np.float32)
     slot_row[:, SLOT_LABELS.index(slot)] = 1.0
-    return np.concatenate([padded[1:-1], padded[:-2], padded[2:], slot_row], axis=1)
+    return np.concatenate([*shifted, mean, slot_row], axis=1)

@@ -1,11 +1,13 @@
 """The learned reader: a clause's act, slot, value span, polarity and flags, read from the token states of
 the forward pass that embeds it (``StatesEmbedder.embed_passages_with_states``).
 
-Two linear models, applied with numpy (one small matrix product each, well under a millisecond):
+Two small models, applied with numpy (a few small matrix products, well under a millisecond):
 
-* the **clause classifier**, over the mean and maximum of the clause's token states: the act (softmax over
-  ``ACTS``), the slot (softmax over ``SLOTS`` and "no slot"), the polarity and each flag (a logistic each);
-* the **span tagger**, over each token's state, its neighbours' and the slot read: O/B/I per token, decoded
+* the **clause classifier**, a network of one hidden layer over the mean and maximum of the clause's
+  token states: the act (softmax over ``ACTS``), the slot (softmax over ``SLOTS`` and "no slot"), the
+  polarity and each flag (a logistic each);
+* the **span tagger**, a linear model over each token's state, its neighbours', the clause's mean and
+  the slot read (``features.token_features``): O/B/I per token, decoded
   as the single best span (the one maximising B at its start, I inside and O everywhere else), mapped back
   to the clause's characters by the tokens' offsets.
 
@@ -22,14 +24,15 @@ features to check the embedder against);
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from actors.language.reader.corpus import ACTS, CORPUS, FLAGS, corpus_hash, not_own
-from actors.language.reader.features import SLOT_LABELS, clause_features
+from actors.language.reader.features import SLOT_LABELS, clause_features, token_features
 from actors.language.text import has_han
 
 HERE = Path(__file__).parent
@@ -69,15 +72,41 @@ class Reading:
         return self.slot is not None and self.own
 
 
+class Network:
+    """Dense layers with a tanh between them (a single layer: a linear model), the inputs'
+    standardisation folded into the first; each layer a (weights, bias) pair."""
+
+    def __init__(self, *layers: tuple[np.ndarray, np.ndarray]):
+        self.layers = layers
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        for weights, bias in self.layers[:-1]:
+            x = np.tanh(x @ weights + bias)
+        weights, bias = self.layers[-1]
+        out: np.ndarray = x @ weights + bias
+        return out
+
+    def arrays(self, name: str) -> dict[str, np.ndarray]:
+        """The layers as named arrays, for ``np.savez``."""
+        return {
+            f"{name}_{n}_{part}": array
+            for n, layer in enumerate(self.layers)
+            for part, array in zip(("weights", "bias"), layer, strict=True)
+        }
+
+    @classmethod
+    def from_arrays(cls, name: str, arrays: Mapping[str, np.ndarray]) -> Network:
+        count = sum(key.startswith(f"{name}_") and key.endswith("_weights") for key in arrays)
+        return cls(*((arrays[f"{name}_{n}_weights"], arrays[f"{name}_{n}_bias"]) for n in range(count)))
+
+
 @dataclass(frozen=True, slots=True)
 class Weights:
-    """The two linear models, inputs already standardised into the weights, and the two cuts chosen by
-    cross-validation: the slot probability a value is read from, the doubt under which it is the user's."""
+    """The two networks and the two cuts chosen by cross-validation: the slot probability a value is read
+    from, the doubt under which it is the user's."""
 
-    clause: np.ndarray  # (2 × hidden, acts + slot labels + polarity + flags + doubt)
-    clause_bias: np.ndarray
-    tagger: np.ndarray  # (3 × hidden + slot labels, 3): O, B, I
-    tagger_bias: np.ndarray
+    clause: Network  # clause_features → acts + slot labels + polarity + flags + doubt
+    tagger: Network  # token_features → O, B, I
     threshold: float
     doubt_cut: float
 
@@ -106,7 +135,7 @@ class LearnedReader:
         start, end = clause if clause is not None else (0, len(text))
         inside = (spans[:, 0] >= start) & (spans[:, 1] <= end)
         own_states, own_spans = states[inside], spans[inside]
-        z = clause_features(own_states) @ self.weights.clause + self.weights.clause_bias
+        z = self.weights.clause(clause_features(own_states))
         act = ACTS[int(np.argmax(z[self._act]))]
         slot_p = _softmax(z[self._slot])[:-1]  # the slots, without "no slot"
         best = int(np.argmax(slot_p))
@@ -124,12 +153,7 @@ class LearnedReader:
 
     def _value(self, text: str, states: np.ndarray, spans: np.ndarray, slot: str) -> str | None:
         """The best-scoring span of at most ``MAX_SPAN`` tokens, as the substring it covers."""
-        # token_features(states, slot) @ tagger, without building the features: each block of the weights
-        # applied to the states once, then shifted onto the token after (the previous one's) and before
-        hidden, w = states.shape[1], self.weights.tagger
-        z = states @ w[:hidden] + w[3 * hidden + SLOT_LABELS.index(slot)] + self.weights.tagger_bias
-        z[1:] += states[:-1] @ w[hidden : 2 * hidden]
-        z[:-1] += states[1:] @ w[2 * hidden : 3 * hidden]
+        z = self.weights.tagger(token_features(states, slot))
         logp = np.log(_softmax(z) + 1e-9)
         gain_b, gain_i = logp[:, 1] - logp[:, 0], logp[:, 2] - logp[:, 0]
         cumulative = np.cumsum(gain_i)
@@ -163,18 +187,16 @@ class LearnedReader:
         self, penalty: float, checks: list[str], check_features: np.ndarray, path: Path = SHIPPED
     ) -> None:
         w = self.weights
+        arrays: dict[str, Any] = {**w.clause.arrays("clause"), **w.tagger.arrays("tagger")}
         np.savez_compressed(
             path,
             penalty=np.float32(penalty),
-            clause=w.clause,
-            clause_bias=w.clause_bias,
-            tagger=w.tagger,
-            tagger_bias=w.tagger_bias,
             threshold=np.float32(w.threshold),
             doubt_cut=np.float32(w.doubt_cut),
             corpus_hash=np.str_(corpus_hash()),
             checks=np.array(checks),
             check_features=check_features.astype(np.float32),
+            **arrays,
         )
 
 
@@ -222,10 +244,8 @@ def _shipped(embedder: StatesEmbedder, path: Path, corpus: Path = CORPUS) -> Lea
         if str(shipped["corpus_hash"]) != corpus_hash(corpus):
             return None
         weights = Weights(
-            shipped["clause"],
-            shipped["clause_bias"],
-            shipped["tagger"],
-            shipped["tagger_bias"],
+            Network.from_arrays("clause", shipped),
+            Network.from_arrays("tagger", shipped),
             float(shipped["threshold"]),
             float(shipped["doubt_cut"]),
         )

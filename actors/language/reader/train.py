@@ -1,10 +1,12 @@
 """Training the learned reader on the corpus's training part: the clause classifier's heads (act, slot,
-polarity, each flag) trained together as one linear model, and the span tagger, each by L-BFGS (scipy)
-on cross-entropy with an L2 penalty over standardised inputs, the result folded into plain weights
-(``reader.Weights``) that numpy applies.
+polarity, each flag, the doubt) trained together as one network of ``CLAUSE_UNITS`` hidden units, the
+slot head weighting rare slots up (``slot_weights``), and the span tagger (a linear model for
+``TAGGER_UNITS`` 0), each by L-BFGS (scipy) on cross-entropy with an L2 penalty over standardised
+inputs, the result folded into plain weights (``reader.Weights``) that numpy applies.
 
-The penalty and the slot threshold are chosen by cross-validation over the training part
-(``cross_validated``), never on the held-out part.
+The penalty, the slot threshold and the doubt cut are chosen by cross-validation over the training part
+(``cross_validated``), never on the held-out part; so were the units, the slot weighting and the tagger's
+window.
 """
 
 from __future__ import annotations
@@ -17,19 +19,25 @@ import numpy as np
 
 from actors.language.reader.corpus import ACTS, CORPUS, FLAGS, Clause, clauses, load, not_own
 from actors.language.reader.features import SLOT_LABELS, clause_features, token_features
-from actors.language.reader.reader import LearnedReader, Reading, StatesEmbedder, Weights
+from actors.language.reader.reader import LearnedReader, Network, Reading, StatesEmbedder, Weights
 from actors.language.reader.scoring import Counts, counts
 
 #: the L2 penalties tried (larger keeps the weights smaller, fits the training part less closely)
-PENALTIES = (3e-3, 1e-2, 3e-2)
-MAX_ITER = 300
-FOLDS = 4
+PENALTIES = (1e-2,)
+MAX_ITER = 150
+FOLDS = 3
 THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.1, 0.96, 0.05))
 #: the doubt (a logit) under which a reading is the user's own
 DOUBT_CUTS = tuple(round(t, 1) for t in np.arange(-4.0, 2.01, 0.25))
 #: the most look-alikes read as the user's own fact the threshold may let through (cross-validated)
 LOOK_ALIKE_BUDGET = 0.02
 DEFAULT_PENALTY = 1e-2
+#: hidden units of the clause network and of the span tagger (0: a linear model)
+CLAUSE_UNITS = 128
+TAGGER_UNITS = 0
+#: how much rarer slots are weighted up in the slot head (0: every clause alike, 1: every slot alike)
+SLOT_BALANCE = 0.5
+SEED = 0
 DEFAULT_THRESHOLD = 0.5
 #: clauses embedded per call (states of a batch are padded to its longest clause)
 EMBED_BATCH = 64
@@ -80,18 +88,20 @@ def token_labels(example: Example) -> np.ndarray:
 
 @dataclass(frozen=True, slots=True)
 class Head:
-    """One output of a jointly trained linear model: a softmax over ``columns`` classes with integer
-    ``targets``, or (``columns`` 1) a logistic with 0/1 targets; ``mask``: the examples it learns from."""
+    """One output of the jointly trained network: a softmax over ``columns`` classes with integer
+    ``targets``, or (``columns`` 1) a logistic with 0/1 targets; ``weights``: how much each example counts
+    (0 for an example the head does not learn from), 1 each by default."""
 
     columns: int
     targets: np.ndarray
-    mask: np.ndarray | None = None
+    weights: np.ndarray | None = None
 
 
-def fit(x: np.ndarray, heads: Sequence[Head], penalty: float) -> tuple[np.ndarray, np.ndarray]:
-    """Weights (features, columns of every head) and bias of linear heads trained together by L-BFGS on
-    the summed cross-entropies plus ``penalty``/2 · |W|², over standardised ``x``; returned folded back to
-    act on ``x`` itself."""
+def fit(x: np.ndarray, heads: Sequence[Head], penalty: float, units: int) -> Network:
+    """A network over standardised ``x`` — ``units`` tanh units, then linear heads on them (no hidden layer
+    for 0 units: a linear model) — trained with every head together by L-BFGS on the summed
+    cross-entropies plus ``penalty``/2 · |W|², from a seeded start; returned with the standardisation
+    folded into its first layer."""
     from scipy.optimize import minimize
 
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
@@ -99,11 +109,21 @@ def fit(x: np.ndarray, heads: Sequence[Head], penalty: float) -> tuple[np.ndarra
     n, features = xs.shape
     width = sum(h.columns for h in heads)
     starts = np.cumsum([0, *(h.columns for h in heads)])
-    weights_of = [np.ones(n, np.float32) if h.mask is None else h.mask.astype(np.float32) for h in heads]
+    weights_of = [
+        np.ones(n, np.float32) if h.weights is None else h.weights.astype(np.float32) for h in heads
+    ]
+    widths = [features, *([units] if units else []), width]
+    shapes = [shape for a, b in zip(widths, widths[1:], strict=False) for shape in ((a, b), (b,))]
+    cuts = np.cumsum([0, *(int(np.prod(shape)) for shape in shapes)])
 
-    def loss_and_gradient(flat: np.ndarray) -> tuple[float, np.ndarray]:
-        w = flat[: features * width].reshape(features, width).astype(np.float32)
-        z = xs @ w + flat[features * width :].astype(np.float32)
+    def layers_of(flat: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        arrays = [
+            flat[a:b].reshape(shape).astype(np.float32)
+            for a, b, shape in zip(cuts, cuts[1:], shapes, strict=False)
+        ]
+        return list(zip(arrays[::2], arrays[1::2], strict=True))
+
+    def head_losses(z: np.ndarray) -> tuple[float, np.ndarray]:
         dz = np.zeros_like(z)
         loss = 0.0
         for head, first, weight in zip(heads, starts, weights_of, strict=False):
@@ -120,15 +140,43 @@ def fit(x: np.ndarray, heads: Sequence[Head], penalty: float) -> tuple[np.ndarra
                 d = np.exp(logp)
                 d[np.arange(n), head.targets] -= 1.0
                 dz[:, cols] = weight[:, None] * d / n
-        loss += penalty / 2 * float((w * w).sum())
-        gradient = np.concatenate([(xs.T @ dz + penalty * w).ravel(), dz.sum(axis=0)])
-        return loss, gradient.astype(np.float64)
+        return loss, dz
 
-    start = np.zeros(features * width + width)
+    def loss_and_gradient(flat: np.ndarray) -> tuple[float, np.ndarray]:
+        layers = layers_of(flat)
+        inputs = [xs]
+        for w, b in layers[:-1]:
+            inputs.append(np.tanh(inputs[-1] @ w + b))
+        w, b = layers[-1]
+        loss, dz = head_losses(inputs[-1] @ w + b)
+        loss += penalty / 2 * sum(float((w * w).sum()) for w, _ in layers)
+        gradient: list[np.ndarray] = []
+        for (w, _), below in zip(reversed(layers), reversed(inputs), strict=True):
+            gradient = [below.T @ dz + penalty * w, dz.sum(axis=0), *gradient]
+            dz = (dz @ w.T) * (1 - below * below)  # through the tanh that gave ``below``
+        return loss, np.concatenate([g.ravel() for g in gradient]).astype(np.float64)
+
+    # the hidden layer starts random (seeded), every other weight at zero
+    start = np.zeros(int(cuts[-1]))
+    if units:
+        start[: features * units] = np.random.default_rng(SEED).normal(
+            scale=features**-0.5, size=features * units
+        )
     solved = minimize(loss_and_gradient, start, jac=True, method="L-BFGS-B", options={"maxiter": MAX_ITER})
-    w = solved.x[: features * width].reshape(features, width)
-    b = solved.x[features * width :]
-    return (w / scale[:, None]).astype(np.float32), (b - (mean / scale) @ w).astype(np.float32)
+    (w, b), *rest = layers_of(solved.x)
+    return Network(
+        ((w / scale[:, None]).astype(np.float32), (b - (mean / scale) @ w).astype(np.float32)), *rest
+    )
+
+
+def slot_weights(slots: Sequence[str | None]) -> np.ndarray:
+    """Each example's weight in the slot head: its slot label's count to the power ``-SLOT_BALANCE``, scaled
+    to a mean of 1 (a rare slot counts for more)."""
+    labels = [slot or "" for slot in slots]
+    count = {label: labels.count(label) for label in set(labels)}
+    weights = np.array([count[label] ** -SLOT_BALANCE for label in labels], dtype=np.float32)
+    balanced: np.ndarray = weights / weights.mean()
+    return balanced
 
 
 def train(
@@ -142,17 +190,21 @@ def train(
     has_slot = np.array([c.slot is not None for c in labels])
     heads = [
         Head(len(ACTS), np.array([ACTS.index(c.act) for c in labels])),
-        Head(len(SLOT_LABELS), np.array([SLOT_LABELS.index(c.slot or "") for c in labels])),
-        Head(1, np.array([c.polarity == "-" for c in labels]), mask=has_slot),
+        Head(
+            len(SLOT_LABELS),
+            np.array([SLOT_LABELS.index(c.slot or "") for c in labels]),
+            slot_weights([c.slot for c in labels]),
+        ),
+        Head(1, np.array([c.polarity == "-" for c in labels]), has_slot),
         *(Head(1, np.array([flag in c.flags for c in labels])) for flag in FLAGS),
         Head(1, np.array([c.look_alike for c in labels])),
     ]
-    clause, clause_bias = fit(x, heads, penalty)
+    clause = fit(x, heads, penalty, CLAUSE_UNITS)
     valued = [e for e in examples if e.clause.value is not None and e.clause.slot is not None]
     tokens = np.concatenate([token_features(e.states, e.clause.slot or "") for e in valued])
     tags = np.concatenate([token_labels(e) for e in valued])
-    tagger, tagger_bias = fit(tokens, [Head(3, tags)], penalty)
-    return LearnedReader(Weights(clause, clause_bias, tagger, tagger_bias, threshold, doubt_cut))
+    tagger = fit(tokens, [Head(3, tags)], penalty, TAGGER_UNITS)
+    return LearnedReader(Weights(clause, tagger, threshold, doubt_cut))
 
 
 def folds(count: int) -> list[np.ndarray]:

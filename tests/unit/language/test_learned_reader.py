@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from actors.language.reader.corpus import ACTS, CORPUS, FLAGS, SLOTS, Clause
-from actors.language.reader.features import SLOT_LABELS
-from actors.language.reader.reader import SHIPPED, LearnedReader, Weights, _shipped
+from actors.language.reader.features import SLOT_LABELS, token_features
+from actors.language.reader.reader import SHIPPED, LearnedReader, Network, Weights, _shipped
 from actors.language.reader.train import Example, train
 
 HIDDEN = 16
@@ -23,12 +23,18 @@ HIDDEN = 16
 
 def _random_reader(rng: np.random.Generator, threshold: float) -> LearnedReader:
     width = len(ACTS) + len(SLOT_LABELS) + 1 + len(FLAGS) + 1
+    tagger_inputs = token_features(np.zeros((1, HIDDEN), np.float32), "").shape[1]
+
+    def layer(inputs: int, outputs: int) -> tuple[np.ndarray, np.ndarray]:
+        return (
+            rng.normal(size=(inputs, outputs)).astype(np.float32),
+            rng.normal(size=outputs).astype(np.float32),
+        )
+
     return LearnedReader(
         Weights(
-            rng.normal(size=(2 * HIDDEN, width)).astype(np.float32),
-            rng.normal(size=width).astype(np.float32),
-            rng.normal(size=(3 * HIDDEN + len(SLOT_LABELS), 3)).astype(np.float32),
-            rng.normal(size=3).astype(np.float32),
+            Network(layer(2 * HIDDEN, 8), layer(8, width)),
+            Network(layer(tagger_inputs, 3)),
             threshold,
             doubt_cut=float(rng.normal()),
         )
@@ -161,7 +167,9 @@ def test_a_shipped_model_that_does_not_match_the_corpus_is_retrained_on_it(tmp_p
         (tmp_path / f"train_{lang}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     reader = LearnedReader.load(_WordStates(), SHIPPED, corpus=tmp_path)
     with np.load(SHIPPED) as shipped:
-        assert reader.weights.clause.shape[0] == 2 * HIDDEN != shipped["clause"].shape[0]
+        assert (
+            reader.weights.clause.layers[0][0].shape[0] == 2 * HIDDEN != shipped["clause_0_weights"].shape[0]
+        )
         assert reader.weights.threshold == pytest.approx(float(shipped["threshold"]))
     assert _shipped(_WordStates(), SHIPPED, tmp_path) is None
 
@@ -178,7 +186,11 @@ def test_the_shipped_model_is_fresh_for_e5(e5):
     reader = _shipped(e5, SHIPPED)
     assert reader is not None
     with np.load(SHIPPED) as shipped:
-        assert np.array_equal(reader.weights.clause, shipped["clause"])
+        for network, name in ((reader.weights.clause, "clause"), (reader.weights.tagger, "tagger")):
+            assert all(
+                np.array_equal(weights, shipped[f"{name}_{n}_weights"])
+                for n, (weights, _) in enumerate(network.layers)
+            )
 
 
 @pytest.mark.slow

@@ -85,7 +85,9 @@ def test_repeated_ids_and_bad_json_are_left_out_and_counted(tmp_path):
 
 
 def test_the_corpus_has_both_languages_in_both_parts_and_no_invalid_line():
-    assert {p.name for p in files("train")} == {"train_en.jsonl", "train_zh.jsonl"}
+    assert {"train_en.jsonl", "train_zh.jsonl", "train_c_en.jsonl", "train_c_zh.jsonl"} <= {
+        p.name for p in files("train")
+    }
     assert {p.name for p in files("heldout")} == {"heldout_en.jsonl", "heldout_zh.jsonl"}
     for part in ("train", "heldout"):
         turns, invalid = load(part)

@@ -1,9 +1,10 @@
 """The reader's training part stays apart from the sets it is judged on: the blind probe
-(``tests/bench/probe_blind.yaml``) and the issue's examples (``tests/stack/test_issue_examples.py``). A training
-turn that paraphrases one of their turns closely would let the reader learn the test; this measures closeness as
-the cosine of character 2- and 3-gram TF-IDF vectors (IDF over the training turns), which finds a turn reworded
-around the same distinctive words ("i hit snooze six times" / "that's why I hit snooze 6 times": 0.69) and leaves
-ordinary sentences of the same slot apart ("i live in Montreal" / "I live alone": 0.41).
+(``tests/bench/probe_blind.yaml``) and the issue's examples (``tests/stack/test_issue_examples.py``). A
+training turn that paraphrases one of their turns closely would let the reader learn the test; this
+measures closeness as the cosine of character 2- and 3-gram TF-IDF vectors (IDF over the training turns),
+which finds a turn reworded around the same distinctive words ("i hit snooze six times" / "that's why I
+hit snooze 6 times": 0.69) and leaves ordinary sentences of the same slot apart ("i live in Montreal" /
+"I live alone": 0.41).
 """
 
 from __future__ import annotations
@@ -65,7 +66,9 @@ def test_no_training_turn_paraphrases_a_turn_of_the_blind_probe_or_the_issue_exa
             frequency[gram] = frequency.get(gram, 0) + 1
     vocabulary = {gram: col for col, gram in enumerate(frequency)}
     idf = np.log(len(training) / (1 + np.array(list(frequency.values()), dtype=np.float64)))
-    closeness = (tf_idf(tests, vocabulary, idf) @ tf_idf([t for _, t in training], vocabulary, idf).T).toarray()
+    closeness = (
+        tf_idf(tests, vocabulary, idf) @ tf_idf([t for _, t in training], vocabulary, idf).T
+    ).toarray()
 
     near = sorted(
         (float(closeness[t, r]), training[r][0], tests[t])
