@@ -102,6 +102,13 @@ def passage_vectors(embedder: Embedder, texts: list[str]) -> np.ndarray:
         return np.asarray(embedder.embed_passages(texts), dtype=np.float32)
 
 
+def embed_into(embedder: Embedder, items: Sequence[MemoryItem]) -> None:
+    """Give each item its content's passage vector, as the bytes SQL stores."""
+    vectors = passage_vectors(embedder, [item.content for item in items])
+    for item, vector in zip(items, vectors, strict=True):
+        item.embedding = vector_bytes(vector)
+
+
 class NearDuplicates(Protocol):
     """Where a decision finds each candidate's near-duplicates: the active items' view of an engine."""
 

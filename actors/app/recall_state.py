@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import datetime
 
 import numpy as np
@@ -38,6 +38,12 @@ ARCHIVED_ITEM_BYTES = 1350
 #: a context is the one text whose size varies most (none to two turns): its string, its tokens and its
 #: keyword postings take about 4 bytes a character (tracemalloc, items of two 150-character turns)
 CONTEXT_BYTES_PER_CHAR = 4
+
+
+def held_bytes(items: Collection[MemoryItem], per_item: int) -> int:
+    """Rough bytes of ``items`` held in memory: ``per_item`` each, and their contexts."""
+    contexts = sum(len(item.context) for item in items if item.context)
+    return len(items) * per_item + CONTEXT_BYTES_PER_CHAR * contexts
 
 
 class ForkedViews:
@@ -95,9 +101,8 @@ class RecallState:
                 self._vectors.hold(item for item in items if item.memory_id in engine.items)
             case Loaded(items=items):
                 self._forget_derived()
-                self._vectors.hold(
-                    items
-                )  # stored: their vectors are in SQL, and from now on only in these rows
+                # stored: their vectors are in SQL, and from now on only in these rows
+                self._vectors.hold(items)
             case Erased():
                 self._forget_derived()
                 self._queries.clear()  # the user's own questions go with them
@@ -185,9 +190,7 @@ class RecallState:
         vectors = sum(rows.nbytes for rows in self._held_by())
         if self._archive is None:
             return vectors
-        archived = self._archive.items.values()
-        contexts = sum(len(item.context) for item in archived if item.context)
-        return vectors + len(archived) * ARCHIVED_ITEM_BYTES + CONTEXT_BYTES_PER_CHAR * contexts
+        return vectors + held_bytes(self._archive.items.values(), ARCHIVED_ITEM_BYTES)
 
     # ------------------------------------------------------------------------------ recall
 

@@ -20,6 +20,7 @@ from actors.adapters.tracing import span
 from actors.app.pipeline import (
     cleaned_text,
     decide,
+    embed_into,
     passage_vectors,
     recall_hit,
     structured_candidate,
@@ -44,7 +45,6 @@ from actors.core.extraction import Extractor
 from actors.core.gate.engine import GateEngine
 from actors.core.memory import Candidate, GateChanges, MemoryItem
 from actors.core.profile import ProfileBuilder
-from actors.core.recall.vectors import vector_bytes
 from actors.core.records import CohortFeature
 from actors.core.said_before import SessionTurns
 from actors.language.reader.reader import StatesEmbedder
@@ -140,10 +140,7 @@ class Writes:
         under the fence; the memories are embedded again and the user's memory reloaded."""
         work = self.work
         batch, refused = batch_of(work.tenant_id, work.user_id, request.records)
-        to_embed = [item for item in batch.items if item.state is not State.DELETED]
-        vectors = passage_vectors(self.embedder, [i.content for i in to_embed])
-        for item, vector in zip(to_embed, vectors, strict=True):
-            item.embedding = vector_bytes(vector)
+        embed_into(self.embedder, [item for item in batch.items if item.state is not State.DELETED])
         counts = work.add(batch)
         return ImportResult(
             user_id=work.user_id,

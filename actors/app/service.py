@@ -27,7 +27,7 @@ from datetime import datetime
 
 from actors.adapters.embedding import Embedder
 from actors.app.maintenance import ServiceMaintenance
-from actors.app.recall_state import CONTEXT_BYTES_PER_CHAR, RecallState
+from actors.app.recall_state import RecallState, held_bytes
 from actors.app.resources import Alerts, Memories, Recalls, Sessions, Writes
 from actors.app.unit_of_work import UnitOfWork
 from actors.app.write import ClauseReader
@@ -113,9 +113,8 @@ class UserMemoryService:
     def resident_bytes(self) -> int:
         """Rough bytes this user holds in memory: per active item its record, texts, keyword postings and
         entity-graph share, and its context; what the recall state holds; the turns kept as context."""
-        items = self.work.engine.items.values()
-        contexts = CONTEXT_BYTES_PER_CHAR * sum(len(item.context) for item in items if item.context)
-        return len(items) * ACTIVE_ITEM_BYTES + contexts + self.recall_state.nbytes + self.said_before.nbytes
+        active = held_bytes(self.work.engine.items.values(), ACTIVE_ITEM_BYTES)
+        return active + self.recall_state.nbytes + self.said_before.nbytes
 
     @property
     def has_pending_access(self) -> bool:

@@ -20,12 +20,11 @@ import numpy as np
 
 from actors.adapters.embedding import Embedder
 from actors.adapters.tracing import span
-from actors.app.pipeline import passage_vectors
+from actors.app.pipeline import embed_into
 from actors.core.forgetting import Forgetting, plan_forgetting
 from actors.core.gate.compression import summary_vector
 from actors.core.gate.engine import GateEngine
 from actors.core.memory import GateChanges, MemoryItem
-from actors.core.recall.vectors import vector_bytes
 from actors.store.sql.ownership import Fence
 from actors.store.sql.store import MemoryStore
 from actors.store.sql.transfer import ImportBatch, ImportCounts
@@ -193,11 +192,7 @@ class UnitOfWork:
         ]
         for item in missing:
             item.embedding = summary_vector(item, self._source_vector)
-        missing = [i for i in missing if i.embedding is None]
-        if missing:
-            vectors = passage_vectors(self.embedder, [i.content for i in missing])
-            for item, vector in zip(missing, vectors, strict=True):
-                item.embedding = vector_bytes(vector)
+        embed_into(self.embedder, [i for i in missing if i.embedding is None])
 
     def _source_vector(self, memory_id: str) -> np.ndarray | None:
         item = self.engine.items.get(memory_id)
