@@ -474,22 +474,47 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     return m["name"], text[m.end() :]
 
 
+@dataclass(frozen=True, slots=True)
+class _Cleaned:
+    """A turn as a memory may keep its words: secrets and identifiers redacted, split from its speaker,
+    segmented, with each sentence's clauses addressed to the assistant (``_addressed``)."""
+
+    speaker: str | None
+    text: str
+    secrets: int  # how many secrets were redacted
+    sentences: list[Sentence]
+    orders: list[list[Clause]]
+    #: the text less every part addressed to the assistant (``_said_to_no_one``)
+    said_to_no_one: str
+
+    @property
+    def said(self) -> str:
+        """The turn's words as a later memory's context keeps them (``context_words``)."""
+        said = self.said_to_no_one
+        return _trimmed(f"{self.speaker}: {said}" if self.speaker and said else said)
+
+
+def _cleaned(text: str, languages: tuple[LanguagePack, ...]) -> _Cleaned | None:
+    """``text`` cleaned as a memory is, or None when it tries to instruct a future model (nothing of it can
+    be trusted)."""
+    neutral = neutralize_injection(text)
+    if neutral.flagged:
+        return None
+    redacted = redact(neutral.text)
+    speaker, said = split_speaker(redacted.text)
+    sentences = segment(said, languages)
+    orders = [_addressed(sentence) for sentence in sentences]
+    return _Cleaned(
+        speaker, said, len(redacted.findings), sentences, orders, _said_to_no_one(said, sentences, orders)
+    )
+
+
 def context_words(text: str, languages: tuple[LanguagePack, ...] | None = None) -> str:
     """A turn's words as a later memory's context keeps them (``actors.core.said_before``), whoever said it,
     cleaned exactly as a memory is: nothing of a turn that tries to instruct a future model, secrets and
     identifiers redacted, parts addressed to the assistant cut out."""
-    neutral = neutralize_injection(text)
-    if neutral.flagged:
-        return ""
-    speaker, said = split_speaker(redact(neutral.text).text)
-    sentences = segment(said, languages or packs())
-    return _context_words(speaker, _said_to_no_one(said, sentences, [_addressed(s) for s in sentences]))
-
-
-def _context_words(speaker: str | None, said: str) -> str:
-    """``context_words`` of a turn already cleaned, split from its speaker and rid of what it addressed to
-    the assistant (``_said_to_no_one``)."""
-    return _trimmed(f"{speaker}: {said}" if speaker and said else said)
+    cleaned = _cleaned(text, languages or packs())
+    return "" if cleaned is None else cleaned.said
 
 
 def make_extractor(name: str = "rules", languages: str | tuple[str, ...] | None = None) -> Extractor:
@@ -525,17 +550,13 @@ class RuleExtractor:
         """The turn's candidates, and why each part of it not kept was dropped."""
         if turn.role != "user":
             return TurnReading()
-        neutral = neutralize_injection(turn.text)
-        if neutral.flagged:  # an attempt on a future prompt: nothing of the turn can be trusted
+        cleaned = _cleaned(turn.text, self.packs)
+        if cleaned is None:  # an attempt on a future prompt: nothing of the turn can be trusted
             return TurnReading(dropped=(Dropped.INSTRUCTION,), said="")
-        redacted = redact(neutral.text)
-        secrets = [Dropped.SECRET for _ in redacted.findings]
-        speaker, text = split_speaker(redacted.text)
-        sentences = segment(text, self.packs)
+        secrets = [Dropped.SECRET] * cleaned.secrets
+        speaker, text, said = cleaned.speaker, cleaned.text, cleaned.said
         # a clause that gives the assistant an order keeps no words: they stay out of the store
-        orders = [_addressed(sentence) for sentence in sentences]
-        said_to_no_one = _said_to_no_one(text, sentences, orders)
-        said = _context_words(speaker, said_to_no_one)
+        sentences, orders = cleaned.sentences, cleaned.orders
         if is_small_talk(text, self.markers):
             return TurnReading(dropped=(*secrets, Dropped.GREETING), said=said)
         readings: list[tuple[Sentence, bool, bool, _SentenceReading, Findings]] = []
@@ -559,7 +580,7 @@ class RuleExtractor:
             " ".join(r.kept for *_, r, _ in readings if r.kept) if len(dropped) > len(secrets) else text
         )
         # each candidate's source: the same for all (a secret scan), the context's words when the same text
-        if turn_text and turn_text == said_to_no_one:
+        if turn_text and turn_text == cleaned.said_to_no_one:
             whole = said
         elif any(found for *_, found in readings):
             whole = _trimmed(f"{speaker}: {turn_text}" if speaker else turn_text)
