@@ -300,6 +300,11 @@ def _addressed(sentence: Sentence) -> list[Clause]:
     return [] if sentence.question else _orders(sentence)
 
 
+def _not_ordered(clause: Clause) -> list[str]:
+    """The parts of a clause addressed to the assistant that give it no order (``order_parts``)."""
+    return [part for part, order in order_parts(clause.text) if not order]
+
+
 def _said_to_no_one(text: str, sentences: list[Sentence], orders: list[list[Clause]]) -> str:
     """The turn's words less every part addressed to the assistant (``orders``: each sentence's, as
     ``_addressed`` finds them); the text as it is when no sentence holds an order."""
@@ -311,7 +316,7 @@ def _said_to_no_one(text: str, sentences: list[Sentence], orders: list[list[Clau
             if clause not in ordered:
                 kept.append(clause.text)
             else:
-                kept += [part for part, order in order_parts(clause.text) if not order]
+                kept += _not_ordered(clause)
     return " ".join(kept)
 
 
@@ -375,7 +380,7 @@ def _read_clauses(sentence: Sentence, markers: Reading, orders: list[Clause]) ->
         if clause in orders:
             found += _read_ordered(clause, markers)
             dropped.append(Dropped.INSTRUCTION)
-            kept += [part for part, order in order_parts(clause.text) if not order]
+            kept += _not_ordered(clause)
             continue
         read = _with_words(clause, markers)
         reason = None if read else _not_of_the_user(clause, markers, continues=bool(kept) and not dropped)
